@@ -1,0 +1,3 @@
+within Workbench;
+package Interfaces "Connectors and partial models"
+end Interfaces;

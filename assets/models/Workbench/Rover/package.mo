@@ -1,0 +1,3 @@
+within Workbench;
+package Rover "Rover mobility models"
+end Rover;

@@ -1,0 +1,494 @@
+"""Translate rumoca's flattened DAE (``Model.to_dict("dae")``) into CasADi symbols.
+
+The DAE holds an expression DAG (``storage.expressions.nodes``) whose variadic nodes
+(builtins, conditionals, arrays, calls) consume the shared ``operands`` list in node order and
+whose index nodes consume ``subscripts`` the same way. Equations are residuals ``0 = r`` or
+structured ``for`` domains. This module turns that into ``F(xdot, x, z, u, p, t) = 0`` with
+scalarized CasADi ``SX`` vectors, plus initial equations, parameter bindings and start values.
+Unsupported constructs raise :class:`TranslationError` naming the construct and source span.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+# Roles rumoca assigns that we treat as continuous unknowns solved by the DAE.
+_ALGEBRAIC_ROLES = ("algebraic", "output")
+# DAE tables that carry event semantics this stepper does not implement.
+EVENT_TABLES = {
+    "discrete_real_equations": "when-equation / discrete assignment",
+    "event_actions": "reinit() / when-action",
+    "model_event_transactions": "when-equation",
+    "previous_values": "pre()",
+    "clocks": "sample() / clocked partition",
+    "delays": "delay()",
+    "discrete_value_owners": "discrete Integer/Boolean variable assigned in when",
+}
+
+
+class TranslationError(Exception):
+    """A DAE construct the CasADi translation does not support; ``span`` is (start, end)."""
+
+    def __init__(self, message: str, span: tuple[int, int] | None = None, source: int | None = None):
+        super().__init__(message)
+        self.span = span
+        self.source = source
+
+
+@dataclass
+class DaeVar:
+    """One declared (possibly array) variable and the scalar slots it occupies."""
+
+    index: int
+    name: str
+    role: str
+    dims: tuple[int, ...]
+    attrs: dict[str, Any]
+    scalar_names: list[str] = field(default_factory=list)
+    offset: int = 0  # first slot in its role vector
+
+
+@dataclass
+class DaeSystem:
+    """The DAE as CasADi symbols and expressions (all column vectors)."""
+
+    t: ca.SX
+    x: ca.SX
+    xdot: ca.SX
+    z: ca.SX
+    u: ca.SX
+    p: ca.SX
+    residual: ca.SX  # F(xdot, x, z, u, p, t)
+    initial_residual: ca.SX  # initial equations, same arguments
+    state_names: list[str]
+    algebraic_names: list[str]
+    input_names: list[str]
+    param_names: list[str]
+    param_bindings: list[ca.SX | None]  # binding expr in terms of p (None: no binding)
+    param_kinds: list[str]  # "real" / "integer" / "boolean"
+    state_start: ca.SX  # in terms of p
+    state_fixed: list[bool]
+    algebraic_start: ca.SX
+    input_start: ca.SX
+    variables: list[DaeVar]
+
+
+def _span(prov: Any) -> tuple[int | None, tuple[int, int] | None]:
+    if isinstance(prov, dict) and isinstance(prov.get("span"), dict):
+        s = prov["span"]
+        return s.get("source"), (int(s.get("start", 0)), int(s.get("end", 0)))
+    return None, None
+
+
+def _scalar_names(name: str, dims: tuple[int, ...]) -> list[str]:
+    if not dims:
+        return [name]
+    return [
+        f"{name}[{','.join(str(i + 1) for i in idx)}]"
+        for idx in itertools.product(*(range(d) for d in dims))
+    ]
+
+
+def _shape(mat: ca.SX, dims: tuple[int, ...]) -> ca.SX:
+    """Row-major scalar vector -> CasADi value with Modelica shape (vectors are columns)."""
+    if len(dims) <= 1:
+        return mat
+    if len(dims) == 2:
+        r, c = dims
+        return ca.reshape(mat, c, r).T
+    raise TranslationError(f"arrays with {len(dims)} dimensions are not supported")
+
+
+def _flatten(val: ca.SX) -> list[ca.SX]:
+    """Row-major scalars of a CasADi value."""
+    if val.shape[1] == 1:
+        return [val[i] for i in range(val.shape[0])]
+    return [val[i, j] for i in range(val.shape[0]) for j in range(val.shape[1])]
+
+
+def _const_int(val: ca.SX, what: str) -> int:
+    if val.numel() != 1 or not val.is_constant():
+        raise TranslationError(f"{what} is not a constant integer")
+    return int(round(float(ca.evalf(val))))
+
+
+_UNARY_FUNCS = {
+    "sin": ca.sin, "cos": ca.cos, "tan": ca.tan, "asin": ca.asin, "acos": ca.acos,
+    "atan": ca.atan, "sinh": ca.sinh, "cosh": ca.cosh, "tanh": ca.tanh, "exp": ca.exp,
+    "log": ca.log, "log10": ca.log10, "sqrt": ca.sqrt, "abs": ca.fabs, "sign": ca.sign,
+    "floor": ca.floor, "ceil": ca.ceil,
+}
+
+
+class _Translator:
+    def __init__(self, dae: dict[str, Any]):
+        self.st = dae["storage"]
+        ex = self.st["expressions"]
+        self.nodes: list[dict[str, Any]] = ex["nodes"]
+        self.prov: list[Any] = ex.get("provenance", [])
+        operands: list[int] = ex.get("operands", [])
+        subscripts: list[dict[str, Any]] = ex.get("subscripts", [])
+        self.node_operands: dict[int, list[int]] = {}
+        self.node_subscripts: dict[int, list[dict[str, Any]]] = {}
+        oc = sc = 0
+        for i, node in enumerate(self.nodes):
+            payload = next(iter(node.values())) if isinstance(node, dict) else None
+            if isinstance(payload, dict):
+                n = payload.get("operand_count")
+                if isinstance(n, int):
+                    self.node_operands[i] = operands[oc : oc + n]
+                    oc += n
+                n = payload.get("subscript_count")
+                if isinstance(n, int):
+                    self.node_subscripts[i] = subscripts[sc : sc + n]
+                    sc += n
+        self.value_types = self.st["value_types"]
+        self.domains = self.st.get("domains", [])
+        self.functions = self.st.get("functions", [])
+        self.t = ca.SX.sym("time")
+        self.cache: dict[int, ca.SX] = {}
+        self._build_variables()
+
+    # -- variables -----------------------------------------------------------------------
+    def _build_variables(self) -> None:
+        self.vars: list[DaeVar] = []
+        groups: dict[str, list[DaeVar]] = {"state": [], "alg": [], "input": [], "param": []}
+        for i, v in enumerate(self.st["variables"]):
+            vt = self.value_types[v["value_type"]]
+            dims = tuple(int(d) for d in vt.get("dimensions") or [])
+            dv = DaeVar(i, v["name"], v["role"], dims, v.get("attributes", {}))
+            dv.scalar_names = _scalar_names(dv.name, dims)
+            self.vars.append(dv)
+            role = v["role"]
+            if role == "state":
+                groups["state"].append(dv)
+            elif role in _ALGEBRAIC_ROLES:
+                groups["alg"].append(dv)
+            elif role == "input":
+                groups["input"].append(dv)
+            elif role in ("parameter", "constant"):
+                groups["param"].append(dv)
+            else:
+                _, span = _span(v.get("declaration"))
+                raise TranslationError(
+                    f"variable '{dv.name}' has role '{role}', which the stepper does not support",
+                    span,
+                )
+        self.groups = groups
+        sym: dict[str, ca.SX] = {}
+        for key, prefix in (("state", "x"), ("alg", "z"), ("input", "u"), ("param", "p")):
+            names: list[str] = []
+            for dv in groups[key]:
+                dv.offset = len(names)
+                names.extend(dv.scalar_names)
+            sym[key] = ca.SX.sym(prefix, len(names))
+            setattr(self, f"{key}_names", names)
+        self.x, self.z, self.u, self.p = sym["state"], sym["alg"], sym["input"], sym["param"]
+        self.xdot = ca.SX.sym("xdot", self.x.numel())
+        self.var_value: dict[int, ca.SX] = {}
+        self.der_value: dict[int, ca.SX] = {}
+        vec = {"state": self.x, "alg": self.z, "input": self.u, "param": self.p}
+        for key, group in groups.items():
+            for dv in group:
+                n = len(dv.scalar_names)
+                self.var_value[dv.index] = _shape(vec[key][dv.offset : dv.offset + n], dv.dims)
+                if key == "state":
+                    self.der_value[dv.index] = _shape(
+                        self.xdot[dv.offset : dv.offset + n], dv.dims
+                    )
+
+    # -- expressions ---------------------------------------------------------------------
+    def err(self, node_id: int, message: str) -> TranslationError:
+        src, span = _span(self.prov[node_id]) if node_id < len(self.prov) else (None, None)
+        return TranslationError(message, span, src)
+
+    def expr(self, node_id: int, env: dict[tuple[int, int], int] | None = None,
+             fenv: list[ca.SX] | None = None) -> ca.SX:
+        if not env and fenv is None and node_id in self.cache:
+            return self.cache[node_id]
+        val = self._expr(node_id, env or {}, fenv)
+        if not env and fenv is None:
+            self.cache[node_id] = val
+        return val
+
+    def _expr(self, i: int, env: dict[tuple[int, int], int], fenv: list[ca.SX] | None) -> ca.SX:
+        if not 0 <= i < len(self.nodes):
+            raise TranslationError(
+                f"the compiler's DAE export references missing expression #{i} "
+                f"(it has {len(self.nodes)}); this is a rumoca export defect for this model")
+        node = self.nodes[i]
+        if isinstance(node, str):
+            raise self.err(i, f"unsupported expression '{node}'")
+        kind, payload = next(iter(node.items()))
+
+        def sub(j: int) -> ca.SX:
+            return self.expr(j, env, fenv)
+
+        if kind == "literal":
+            (lk, lv), = payload.items()
+            if lk in ("real", "integer"):
+                return ca.SX(float(lv))
+            if lk == "boolean":
+                return ca.SX(1.0 if lv else 0.0)
+            raise self.err(i, f"unsupported literal of type '{lk}' (e.g. String) in an equation")
+        if kind == "coordinate":
+            return self._coordinate(i, payload, env, fenv)
+        if kind == "binary":
+            return self._binary(i, payload["operator"], sub(payload["lhs"]), sub(payload["rhs"]))
+        if kind == "unary":
+            a = sub(payload["operand"])
+            op = payload["operator"]
+            if op == "negate":
+                return -a
+            if op == "plus":
+                return a
+            if op == "not":
+                return ca.logic_not(a)
+            raise self.err(i, f"unsupported unary operator '{op}'")
+        if kind == "conditional":
+            ops = [sub(j) for j in self.node_operands[i]]
+            result = ops[-1]
+            for k in range(len(ops) - 3, -1, -2):
+                result = ca.if_else(ops[k], ops[k + 1], result)
+            return result
+        if kind == "builtin":
+            return self._builtin(i, payload["builtin"], [sub(j) for j in self.node_operands[i]])
+        if kind == "runtime_quotient_owner":
+            a, b = sub(payload["lhs"]), sub(payload["rhs"])
+            return self._builtin(i, payload["builtin"], [a, b])
+        if kind == "array":
+            ops = [sub(j) for j in self.node_operands[i]]
+            if all(o.numel() == 1 for o in ops):
+                return ca.vertcat(*ops)
+            if all(o.shape[1] == 1 for o in ops):  # {{a,b},{c,d}} -> matrix rows
+                return ca.horzcat(*ops).T
+            raise self.err(i, "array constructor of matrices is not supported")
+        if kind == "index":
+            base = sub(payload["base"])
+            idx = []
+            for s in self.node_subscripts[i]:
+                sk, sv = next(iter(s["kind"].items()))
+                if sk != "index":
+                    raise self.err(i, f"unsupported subscript kind '{sk}' (slices are not supported)")
+                idx.append(_const_int(self.expr(sv, env, fenv), "array subscript") - 1)
+            try:
+                if len(idx) == 1:
+                    return base[idx[0], :] if base.shape[1] > 1 and base.shape[0] > 1 else base[idx[0]]
+                if len(idx) == 2:
+                    return base[idx[0], idx[1]]
+            except Exception as exc:  # casadi raises RuntimeError for out-of-range
+                raise self.err(i, f"array subscript out of range: {exc}") from None
+            raise self.err(i, "more than two subscripts are not supported")
+        if kind == "call":
+            return self._call(i, payload, [sub(j) for j in self.node_operands[i]])
+        raise self.err(i, f"unsupported expression kind '{kind}'")
+
+    def _coordinate(self, i: int, payload: Any, env: dict[tuple[int, int], int],
+                    fenv: list[ca.SX] | None) -> ca.SX:
+        if payload == "time":
+            return self.t
+        if not isinstance(payload, dict):
+            raise self.err(i, f"unsupported reference '{payload}'")
+        (ck, cv), = payload.items()
+        if ck in ("state", "algebraic", "input", "parameter", "output", "constant"):
+            if cv not in self.var_value:
+                raise self.err(i, f"reference to variable #{cv} with an unsupported role")
+            return self.var_value[cv]
+        if ck == "derivative":
+            if cv not in self.der_value:
+                name = self.vars[cv].name
+                raise self.err(i, f"der({name}) of a non-state variable is not supported")
+            return self.der_value[cv]
+        if ck == "binder":
+            key = (cv["domain"], cv["ordinal"])
+            if key not in env:
+                raise self.err(i, "loop index used outside its for-loop")
+            return ca.SX(float(env[key]))
+        if ck == "function_parameter" and fenv is not None:
+            return fenv[cv["ordinal"]]
+        raise self.err(i, f"unsupported reference kind '{ck}'")
+
+    def _binary(self, i: int, op: str, a: ca.SX, b: ca.SX) -> ca.SX:
+        if op in ("add", "elem_add", "add_elementwise"):
+            return a + b
+        if op in ("subtract", "elem_subtract", "subtract_elementwise"):
+            return a - b
+        if op == "multiply":
+            if a.numel() == 1 or b.numel() == 1:
+                return a * b
+            if a.shape[1] == 1 and b.shape[1] == 1:
+                return ca.dot(a, b)
+            return ca.mtimes(a, b)
+        if op in ("elem_multiply", "multiply_elementwise"):
+            return a * b
+        if op in ("divide", "elem_divide", "divide_elementwise"):
+            return a / b
+        if op in ("power", "elem_power", "power_elementwise"):
+            return a**b
+        cmp = {
+            "greater": ca.gt, "greater_equal": ca.ge, "less": ca.lt, "less_equal": ca.le,
+            "equal": ca.eq, "not_equal": ca.ne, "and": ca.logic_and, "or": ca.logic_or,
+        }
+        if op in cmp:
+            return cmp[op](a, b)
+        raise self.err(i, f"unsupported binary operator '{op}'")
+
+    def _builtin(self, i: int, name: str, ops: list[ca.SX]) -> ca.SX:
+        if name in _UNARY_FUNCS and len(ops) == 1:
+            return _UNARY_FUNCS[name](ops[0])
+        if name in ("no_event", "noEvent"):
+            return ops[0]
+        if name == "smooth":
+            return ops[-1]
+        if name == "homotopy":
+            return ops[0]
+        if name in ("max", "min"):
+            f = ca.fmax if name == "max" else ca.fmin
+            if len(ops) == 1:
+                vals = _flatten(ops[0])
+                out = vals[0]
+                for v in vals[1:]:
+                    out = f(out, v)
+                return out
+            return f(ops[0], ops[1])
+        if name == "atan2":
+            return ca.atan2(ops[0], ops[1])
+        if name == "sum":
+            return ca.sum1(ca.vec(ops[0]))
+        if name in ("integer", "Integer"):
+            return ca.floor(ops[0])
+        if name == "mod":
+            return ops[0] - ca.floor(ops[0] / ops[1]) * ops[1]
+        if name == "rem":
+            q = ops[0] / ops[1]
+            return ops[0] - ca.sign(q) * ca.floor(ca.fabs(q)) * ops[1]
+        if name == "div":
+            q = ops[0] / ops[1]
+            return ca.sign(q) * ca.floor(ca.fabs(q))
+        if name == "promoted_cat2":
+            return ca.horzcat(*[o.T if o.shape[1] == 1 and o.shape[0] > 1 else o for o in ops])
+        if name == "promoted_cat1":
+            return ca.vertcat(*ops)
+        if name in ("pre", "edge", "change", "sample", "initial", "terminal", "reinit", "delay"):
+            raise self.err(i, f"{name}() needs event handling, which the stepper does not support")
+        raise self.err(i, f"unsupported built-in function '{name}'")
+
+    def _call(self, i: int, payload: dict[str, Any], args: list[ca.SX]) -> ca.SX:
+        fn = self.functions[payload["function"]]
+        if fn.get("external"):
+            raise self.err(i, f"external function '{fn['name']}' is not supported")
+        n_out = len(fn["outputs"])
+        values: list[ca.SX | None] = [None] * (n_out + len(fn.get("locals", [])))
+        for stmt in fn.get("statements", []):
+            (sk, sv), = stmt.items()
+            if sk != "assignment":
+                raise self.err(i, f"function '{fn['name']}': '{sk}' statements are not supported")
+            values[sv["target"]] = self.expr(sv["rhs"], None, list(args))
+        out = values[payload.get("output", 0) or 0]
+        if out is None:
+            raise self.err(i, f"function '{fn['name']}' never assigns the output used here")
+        return out
+
+    # -- equations -----------------------------------------------------------------------
+    def _binder_envs(self, domain_id: int) -> list[dict[tuple[int, int], int]]:
+        chain = []
+        d: int | None = domain_id
+        while d is not None:
+            chain.append(d)
+            d = self.domains[d].get("parent")
+        axes: list[tuple[tuple[int, int], list[int]]] = []
+        for did in reversed(chain):
+            dom = self.domains[did]["domain"]
+            for ordinal, b in enumerate(dom.get("binders", [])):
+                step = int(b.get("step", 1) or 1)
+                rng = list(range(int(b["lower"]), int(b["upper"]) + (1 if step > 0 else -1), step))
+                axes.append(((did, ordinal), rng))
+        envs = []
+        for combo in itertools.product(*(r for _, r in axes)):
+            envs.append({k: v for (k, _), v in zip(axes, combo, strict=True)})
+        return envs
+
+    def equations(self, ops: list[dict[str, Any]]) -> list[ca.SX]:
+        out: list[ca.SX] = []
+        for op in ops:
+            (kind, body), = op.items()
+            if kind == "residual":
+                out.extend(_flatten(self.expr(body["residual"])))
+            elif kind == "structured":
+                envs = self._binder_envs(body["domain"])
+                for env in envs:
+                    for b in body["bodies"]:
+                        val = self.expr(b, env)
+                        if val.numel() == 1:
+                            out.append(val)
+                        else:
+                            idx = [v - 1 for v in env.values()]
+                            flat = _flatten(val)
+                            shape = (val.shape[0],) if val.shape[1] == 1 else val.shape
+                            pos = int(np.ravel_multi_index(tuple(idx[-len(shape):]), shape))
+                            out.append(flat[pos])
+            else:
+                src, span = _span(body.get("provenance") if isinstance(body, dict) else None)
+                raise TranslationError(f"unsupported equation kind '{kind}'", span, src)
+        return out
+
+    def attr_value(self, dv: DaeVar, key: str, default: float) -> list[ca.SX]:
+        """Scalarized attribute expression (start/binding) broadcast to the variable size."""
+        node = dv.attrs.get(key)
+        n = len(dv.scalar_names)
+        if node is None:
+            return [ca.SX(default)] * n
+        val = self.expr(node)
+        flat = _flatten(val)
+        if len(flat) == 1:
+            return flat * n
+        if len(flat) != n:
+            raise TranslationError(f"{key} of '{dv.name}' has {len(flat)} values for {n} elements")
+        return flat
+
+
+def translate(dae: dict[str, Any]) -> DaeSystem:
+    """Translate a rumoca DAE dict into a :class:`DaeSystem` (raises :class:`TranslationError`)."""
+    tr = _Translator(dae)
+    st = tr.st
+    residual = tr.equations(st.get("continuous_equation_operations", []))
+    initial = tr.equations(st.get("initialization_equation_operations", []))
+    bindings: list[ca.SX | None] = []
+    kinds: list[str] = []
+    for dv in tr.groups["param"]:
+        scalar = tr.value_types[st["variables"][dv.index]["value_type"]].get("scalar", "real")
+        if dv.attrs.get("binding") is None:
+            vals: list[ca.SX | None] = [None] * len(dv.scalar_names)
+            if dv.attrs.get("start") is not None:
+                vals = list(tr.attr_value(dv, "start", 0.0))
+        else:
+            vals = list(tr.attr_value(dv, "binding", 0.0))
+        bindings.extend(vals)
+        kinds.extend([scalar] * len(dv.scalar_names))
+    fixed: list[bool] = []
+    for dv in tr.groups["state"]:
+        f = dv.attrs.get("fixed")
+        flags = [bool(v) for v in f] if isinstance(f, list) else []
+        n = len(dv.scalar_names)
+        fixed.extend(flags * n if len(flags) == 1 else (flags + [False] * n)[:n])
+
+    def starts(group: str) -> ca.SX:
+        vals: list[ca.SX] = []
+        for dv in tr.groups[group]:
+            vals.extend(tr.attr_value(dv, "start", 0.0))
+        return ca.vertcat(*vals) if vals else ca.SX(0, 1)
+
+    return DaeSystem(
+        t=tr.t, x=tr.x, xdot=tr.xdot, z=tr.z, u=tr.u, p=tr.p,
+        residual=ca.vertcat(*residual) if residual else ca.SX(0, 1),
+        initial_residual=ca.vertcat(*initial) if initial else ca.SX(0, 1),
+        state_names=tr.state_names, algebraic_names=tr.alg_names, input_names=tr.input_names,
+        param_names=tr.param_names, param_bindings=bindings, param_kinds=kinds,
+        state_start=starts("state"), state_fixed=fixed, algebraic_start=starts("alg"),
+        input_start=starts("input"), variables=tr.vars,
+    )

@@ -1,0 +1,71 @@
+"""Port descriptions published by the physics world (names, units, directions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class PortSpec:
+    """One physics port. ``unit`` is a pint string ("" for dimensionless); bool ports read 0/1."""
+
+    prim_path: str
+    name: str
+    direction: str  # "in" | "out"
+    unit: str
+    writable: bool
+    type: str  # "double" | "bool"
+    description: str
+
+
+def body_port_specs(path: str, kinematic: bool) -> list[PortSpec]:
+    out: list[PortSpec] = []
+    for ax in "xyz":
+        out.append(PortSpec(path, f"position_{ax}", "out", "m", False, "double",
+                            f"body frame origin, world {ax}"))
+    for ax in "wxyz":
+        out.append(PortSpec(path, f"orientation_{ax}", "out", "", False, "double",
+                            f"body orientation quaternion component {ax} (w, x, y, z), world"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"velocity_{ax}", "out", "m/s", False, "double",
+                            f"linear velocity of the body frame origin, world {ax}"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"angvel_{ax}", "out", "rad/s", False, "double",
+                            f"angular velocity, world {ax}"))
+    out.append(PortSpec(path, "contact", "out", "", False, "bool",
+                        "1 when any contact point touches this body after the last substep"))
+    out.append(PortSpec(path, "contact_count", "out", "", False, "double",
+                        "number of distinct other bodies / static colliders touching this body"))
+    out.append(PortSpec(path, "contact_force", "out", "N", False, "double",
+                        "sum of contact normal forces on this body in the last substep"))
+    out.append(PortSpec(path, "mass", "out", "kg", False, "double", "body mass"))
+    if not kinematic:
+        for ax in "xyz":
+            out.append(PortSpec(path, f"force_{ax}", "in", "N", True, "double",
+                                f"external force at the centre of mass, world {ax}, applied every substep"))
+        for ax in "xyz":
+            out.append(PortSpec(path, f"torque_{ax}", "in", "N*m", True, "double",
+                                f"external torque, world {ax}, applied every substep"))
+    return out
+
+
+def joint_port_specs(path: str, kind: str) -> list[PortSpec]:
+    if kind == "revolute":
+        return [
+            PortSpec(path, "angle", "in", "rad", True, "double",
+                     "reads the measured joint angle; writing sets the position-drive target"),
+            PortSpec(path, "velocity", "out", "rad/s", False, "double", "joint angular velocity"),
+            PortSpec(path, "target_velocity", "in", "rad/s", True, "double",
+                     "velocity-drive target (used by a drive with damping)"),
+            PortSpec(path, "torque", "out", "N*m", False, "double", "drive torque applied in the last substep"),
+        ]
+    if kind == "prismatic":
+        return [
+            PortSpec(path, "displacement", "in", "m", True, "double",
+                     "reads the measured slide; writing sets the position-drive target"),
+            PortSpec(path, "velocity", "out", "m/s", False, "double", "joint slide velocity"),
+            PortSpec(path, "target_velocity", "in", "m/s", True, "double",
+                     "velocity-drive target (used by a drive with damping)"),
+            PortSpec(path, "force", "out", "N", False, "double", "drive force applied in the last substep"),
+        ]
+    return []

@@ -1,0 +1,397 @@
+"""Read a composed stage into a ``SceneModel``: bodies, colliders, mass, gravity, materials,
+collision filtering. Joints are read by ``joints.py``. Every problem becomes a Diagnostic.
+
+Conventions: hierarchy is namespace, a joint is attachment. A collider belongs to its nearest
+body ancestor-or-self (never to a body above a nested body); with none it is static geometry.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
+
+from ..diagnostics import Diagnostic
+from .frames import Pose, gf_quat_to_np, matrix_to_quat, pose_from_usd_matrix, quat_conj, quat_mul, quat_rotate
+from .model import Body, Material, SceneModel, Shape, StaticCollider
+from .shapes import shape_from_prim, shape_props_in_owner
+
+EARTH_G = 9.80665
+DEFAULT_DENSITY = 1000.0  # kg/m^3, the UsdPhysics fallback when nothing is authored
+TERRAIN_API = "LunCoTerrainAPI"
+
+
+def diag(severity: str, code: str, msg: str, path: str = "", **data) -> Diagnostic:
+    return Diagnostic(severity, code, msg, path=path, source="physics", data=data)  # type: ignore[arg-type]
+
+
+def applied_schemas(prim) -> list[str]:
+    """Every applied API schema name, including ones with no registered definition."""
+    return list(prim.GetPrimTypeInfo().GetAppliedAPISchemas())
+
+
+def authored(attr) -> bool:
+    return bool(attr) and attr.HasAuthoredValue()
+
+
+class StageReader:
+    """One pass over a stage; holds the prim-to-owner maps the joint reader reuses."""
+
+    def __init__(self, stage: Usd.Stage):
+        self.stage = stage
+        self.mpu = float(UsdGeom.GetStageMetersPerUnit(stage)) or 1.0
+        self.kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage)) or 1.0
+        self.up_axis = str(UsdGeom.GetStageUpAxis(stage))
+        self.xcache = UsdGeom.XformCache(Usd.TimeCode.Default())
+        self.diags: list[Diagnostic] = []
+        self.prims = [
+            p for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate))
+        ]
+        self.body_prims: dict[str, Usd.Prim] = {}
+        self.disabled_bodies: set[str] = set()
+        self.bodies: dict[str, Body] = {}
+        self.statics: list[StaticCollider] = []
+        self.collider_owner: dict[str, str] = {}  # collider path -> body path or its own path (static)
+
+    # ---------------------------------------------------------------- helpers
+    def purpose(self, prim) -> str:
+        img = UsdGeom.Imageable(prim)
+        return str(img.ComputePurpose()) if img else "default"
+
+    def world_pose(self, prim) -> tuple[Pose, np.ndarray]:
+        return pose_from_usd_matrix(self.xcache.GetLocalToWorldTransform(prim), self.mpu)
+
+    def owner_body(self, prim) -> str | None:
+        """Nearest enabled body at or above ``prim``; None when static (or under a disabled body)."""
+        p = prim
+        while p and p.GetPath() != p.GetPath().absoluteRootPath:
+            key = str(p.GetPath())
+            if key in self.body_prims:
+                return key
+            if key in self.disabled_bodies:
+                return None
+            p = p.GetParent()
+        return None
+
+    # ---------------------------------------------------------------- passes
+    def read(self) -> SceneModel:
+        self._find_bodies()
+        self._read_colliders()
+        for path in sorted(self.bodies):
+            self._mass_properties(self.bodies[path])
+        gravity = self._gravity()
+        pairs = self._filtered_pairs() + self._collision_groups()
+        return SceneModel(self.mpu, self.up_axis, gravity, self.bodies, self.statics, [], pairs)
+
+    def _find_bodies(self) -> None:
+        for prim in self.prims:
+            if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
+                continue
+            path = str(prim.GetPath())
+            rb = UsdPhysics.RigidBodyAPI(prim)
+            enabled = rb.GetRigidBodyEnabledAttr().Get()
+            if enabled is False:
+                self.disabled_bodies.add(path)
+                self.diags.append(diag("info", "physics-body-disabled",
+                                       f"{path} has physics:rigidBodyEnabled = false; its colliders are static",
+                                       path))
+                continue
+            if self.purpose(prim) == "guide":
+                self.diags.append(diag("warning", "physics-guide-body",
+                                       f"{path} has purpose 'guide' and is never a body", path))
+                continue
+            self.body_prims[path] = prim
+            pose, _ = self.world_pose(prim)
+            kin = bool(rb.GetKinematicEnabledAttr().Get())
+            self.bodies[path] = Body(path, pose, kin)
+
+    def _read_colliders(self) -> None:
+        for prim in self.prims:
+            path = str(prim.GetPath())
+            schemas = applied_schemas(prim)
+            has_api = prim.HasAPI(UsdPhysics.CollisionAPI)
+            terrain = TERRAIN_API in schemas
+            en_attr = prim.GetAttribute("physics:collisionEnabled")
+            if not has_api and not terrain:
+                if authored(en_attr) and en_attr.Get() is True:
+                    self.diags.append(diag(
+                        "error", "collision-enabled-without-api",
+                        f"{path} authors physics:collisionEnabled = true but does not apply "
+                        "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
+                        path))
+                continue
+            if has_api and en_attr and en_attr.Get() is False:
+                continue
+            purpose = self.purpose(prim)
+            if purpose == "guide":
+                continue
+            owner = self.owner_body(prim)
+            world, scale = self.world_pose(prim)
+            if owner is None:
+                shape = shape_from_prim(prim, world, scale, self.mpu, False, self.diags)
+                if shape is None:
+                    continue
+                shape.purpose = purpose
+                self._collider_mass_attrs(prim, shape)
+                self.collider_owner[path] = path
+                self.statics.append(StaticCollider(shape, Pose.identity(), self._material(prim)))
+                continue
+            body = self.bodies[owner]
+            rel = body.pose.inverse() * world
+            shape = shape_from_prim(prim, rel, scale, self.mpu, True, self.diags)
+            if shape is None:
+                continue
+            shape.purpose = purpose
+            self._collider_mass_attrs(prim, shape)
+            mat = self._material(prim)
+            shape.material = mat.path if mat else None
+            if mat is not None and body.material is None:
+                body.material = mat
+            elif mat is not None and body.material is not None and mat.path != body.material.path:
+                self.diags.append(diag(
+                    "warning", "physics-mixed-materials",
+                    f"{path} binds physics material {mat.path} but body {owner} already uses "
+                    f"{body.material.path}; pybullet has one material per body, the first (by path) wins",
+                    path))
+            self.collider_owner[path] = owner
+            body.shapes.append(shape)
+        for body in self.bodies.values():
+            if any(s.purpose == "proxy" for s in body.shapes):
+                for s in body.shapes:
+                    if s.purpose == "render":
+                        s.collides = False
+
+    def _collider_mass_attrs(self, prim, shape: Shape) -> None:
+        if not prim.HasAPI(UsdPhysics.MassAPI):
+            return
+        m = UsdPhysics.MassAPI(prim)
+        mass = m.GetMassAttr().Get() or 0.0
+        dens = m.GetDensityAttr().Get() or 0.0
+        if mass > 0:
+            shape.mass = float(mass) * self.kpu
+        if dens > 0:
+            shape.density = float(dens) * self.kpu / self.mpu**3
+
+    def _material(self, prim) -> Material | None:
+        mat, _rel = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial("physics")
+        if not mat:
+            return None
+        mprim = mat.GetPrim()
+        mpath = str(mprim.GetPath())
+        if not mprim.HasAPI(UsdPhysics.MaterialAPI):
+            self.diags.append(diag("warning", "physics-material-without-api",
+                                   f"{prim.GetPath()} binds {mpath} for physics, but it does not apply "
+                                   "PhysicsMaterialAPI; default friction is used", str(prim.GetPath())))
+            return None
+        api = UsdPhysics.MaterialAPI(mprim)
+        sf = float(api.GetStaticFrictionAttr().Get() or 0.0)
+        df = float(api.GetDynamicFrictionAttr().Get() or 0.0)
+        rs = float(api.GetRestitutionAttr().Get() or 0.0)
+        return Material(mpath, sf, df, rs)
+
+    # ---------------------------------------------------------------- mass
+    def _mass_properties(self, body: Body) -> None:
+        prim = self.body_prims[body.path]
+        api = UsdPhysics.MassAPI(prim) if prim.HasAPI(UsdPhysics.MassAPI) else None
+        body_mass = float(api.GetMassAttr().Get() or 0.0) * self.kpu if api else 0.0
+        body_density = float(api.GetDensityAttr().Get() or 0.0) * self.kpu / self.mpu**3 if api else 0.0
+        shapes = [s for s in body.shapes]
+        if not shapes:
+            shapes = self._geometry_for_mass(prim, body)
+        masses, cents, tensors = [], [], []
+        for s in shapes:
+            dens = s.density or body_density or DEFAULT_DENSITY
+            m = s.mass if s.mass else dens * s.volume
+            c, t = shape_props_in_owner(s)
+            masses.append(m)
+            cents.append(c)
+            tensors.append(t)
+        total = float(sum(masses))
+        if body_mass > 0:
+            mass = body_mass
+        elif total > 0:
+            mass = total
+        else:
+            mass = 1.0
+            self.diags.append(diag("info", "physics-default-mass",
+                                   f"{body.path} has no mass, density or geometry; it weighs 1 kg", body.path))
+        if total > 0:
+            w = np.array(masses) * (mass / total)
+            com = np.sum(np.array(cents) * w[:, None], axis=0) / mass
+            tensor = np.zeros((3, 3))
+            for wi, c, t in zip(w, cents, tensors, strict=True):
+                d = c - com
+                tensor += wi * t + wi * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        else:
+            com = np.zeros(3)
+            tensor = np.eye(3) * mass * 0.4 * 0.1**2
+        if api:
+            com_attr = api.GetCenterOfMassAttr()
+            v = com_attr.Get()
+            if authored(com_attr) and v is not None and all(math.isfinite(x) for x in v):
+                com = np.array(v, dtype=float) * self.mpu
+        principal, diag_i = _principal(tensor)
+        if api:
+            di = api.GetDiagonalInertiaAttr().Get()
+            if di is not None and all(x > 0 for x in di):
+                diag_i = np.array(di, dtype=float) * self.kpu * self.mpu**2
+                principal = gf_quat_to_np(api.GetPrincipalAxesAttr().Get())
+        body.mass = float(mass)
+        body.com = com
+        body.principal = principal
+        body.inertia = np.maximum(diag_i, 1e-9)
+
+    def _geometry_for_mass(self, prim, body: Body) -> list[Shape]:
+        """Non-colliding geometry of a body without colliders, used only for its inertia."""
+        out: list[Shape] = []
+        for p in Usd.PrimRange(prim, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)):
+            if p.GetTypeName() not in ("Cube", "Sphere", "Cylinder", "Capsule", "Cone"):
+                continue
+            if self.owner_body(p) != body.path or self.purpose(p) == "guide":
+                continue
+            world, scale = self.world_pose(p)
+            s = shape_from_prim(p, body.pose.inverse() * world, scale, self.mpu, True, [])
+            if s is not None:
+                out.append(s)
+        return out
+
+    # ---------------------------------------------------------------- gravity
+    def _gravity(self) -> np.ndarray:
+        scenes = sorted((p for p in self.prims if p.IsA(UsdPhysics.Scene)), key=lambda p: str(p.GetPath()))
+        if not scenes:
+            return np.zeros(3)
+        values = []
+        for sp in scenes:
+            sc = UsdPhysics.Scene(sp)
+            mag = float(sc.GetGravityMagnitudeAttr().Get())
+            d = np.array(sc.GetGravityDirectionAttr().Get() or (0, 0, 0), dtype=float)
+            mag_m = EARTH_G if mag < 0 or not math.isfinite(mag) else mag * self.mpu
+            if np.linalg.norm(d) < 1e-12:
+                d = np.array([0.0, 0.0, -1.0]) if self.up_axis == "Z" else np.array([0.0, -1.0, 0.0])
+            values.append(d / np.linalg.norm(d) * mag_m)
+        if len(values) > 1 and any(np.linalg.norm(v - values[0]) > 1e-9 for v in values[1:]):
+            self.diags.append(diag(
+                "error", "physics-gravity-conflict",
+                "more than one PhysicsScene, and they disagree on gravity: "
+                + "; ".join(f"{sp.GetPath()} -> {tuple(round(float(x), 6) for x in v)} m/s^2"
+                            for sp, v in zip(scenes, values, strict=True))
+                + f"; the first by path ({scenes[0].GetPath()}) is used",
+                str(scenes[1].GetPath())))
+        elif len(values) > 1:
+            self.diags.append(diag("warning", "physics-multiple-scenes",
+                                   f"{len(values)} PhysicsScene prims; author one per scene",
+                                   str(scenes[1].GetPath())))
+        return values[0]
+
+    # ---------------------------------------------------------------- filtering
+    def owner_keys(self, prim) -> list[str]:
+        """Collision owners (body paths, static collider paths) a filter target names."""
+        path = str(prim.GetPath())
+        if path in self.bodies:
+            return [path]
+        if path in self.collider_owner:
+            return [self.collider_owner[path]]
+        body = self.owner_body(prim)
+        if body is not None:
+            return [body]
+        keys = set()
+        prefix = path.rstrip("/") + "/"
+        for c, owner in self.collider_owner.items():
+            if c.startswith(prefix):
+                keys.add(owner)
+        for b in self.bodies:
+            if b.startswith(prefix):
+                keys.add(b)
+        return sorted(keys)
+
+    def _filtered_pairs(self) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        for prim in self.prims:
+            if not prim.HasAPI(UsdPhysics.FilteredPairsAPI):
+                continue
+            path = str(prim.GetPath())
+            mine = self.owner_keys(prim)
+            if not mine:
+                self.diags.append(diag("error", "physics-filter-invalid-target",
+                                       f"{path} applies PhysicsFilteredPairsAPI but is neither a body nor a "
+                                       "collider", path))
+                continue
+            targets = UsdPhysics.FilteredPairsAPI(prim).GetFilteredPairsRel().GetTargets()
+            for t in targets:
+                tp = self.stage.GetPrimAtPath(t)
+                keys = self.owner_keys(tp) if tp else []
+                if not keys:
+                    self.diags.append(diag("error", "physics-filter-invalid-target",
+                                           f"{path} physics:filteredPairs names {t}, which is not a body or "
+                                           "collider", path, target=str(t)))
+                    continue
+                for a in mine:
+                    for b in keys:
+                        if a == b:
+                            self.diags.append(diag(
+                                "warning", "physics-filter-same-compound",
+                                f"{path} filters {t}, but both are parts of the same compound {a}; "
+                                "a compound never collides with itself", path))
+                            continue
+                        pairs.append((min(a, b), max(a, b)))
+        return pairs
+
+    def _collision_groups(self) -> list[tuple[str, str]]:
+        groups = sorted((p for p in self.prims if p.IsA(UsdPhysics.CollisionGroup)), key=lambda p: str(p.GetPath()))
+        members: dict[str, list[str]] = {}
+        for g in groups:
+            coll = Usd.CollectionAPI(g, "colliders")
+            query = coll.ComputeMembershipQuery()
+            included = Usd.CollectionAPI.ComputeIncludedPaths(query, self.stage)
+            keys: set[str] = set()
+            for ip in included:
+                p = self.stage.GetPrimAtPath(ip)
+                if p:
+                    path = str(ip)
+                    if path in self.bodies or path in self.collider_owner:
+                        keys.update(self.owner_keys(p))
+            members[str(g.GetPath())] = sorted(keys)
+        pairs: list[tuple[str, str]] = []
+        for g in groups:
+            gpath = str(g.GetPath())
+            api = UsdPhysics.CollisionGroup(g)
+            if api.GetInvertFilteredGroupsAttr().Get():
+                self.diags.append(diag("warning", "physics-unsupported",
+                                       f"{gpath} sets physics:invertFilteredGroups; inverted group filtering "
+                                       "is not supported and the group's filteredGroups are ignored", gpath))
+                continue
+            if authored(api.GetMergeGroupNameAttr()):
+                self.diags.append(diag("warning", "physics-unsupported",
+                                       f"{gpath} sets physics:mergeGroup, which is not read", gpath))
+            for t in api.GetFilteredGroupsRel().GetTargets():
+                other = members.get(str(t))
+                if other is None:
+                    self.diags.append(diag("error", "physics-filter-invalid-target",
+                                           f"{gpath} physics:filteredGroups names {t}, which is not a "
+                                           "PhysicsCollisionGroup", gpath, target=str(t)))
+                    continue
+                for a in members[gpath]:
+                    for b in other:
+                        if a != b:
+                            pairs.append((min(a, b), max(a, b)))
+        return pairs
+
+
+def _principal(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(principal axes quaternion, diagonal inertia); identity when already diagonal."""
+    off = abs(tensor[0, 1]) + abs(tensor[0, 2]) + abs(tensor[1, 2])
+    if off <= 1e-12 * max(float(np.trace(tensor)), 1e-30):
+        return np.array([1.0, 0.0, 0.0, 0.0]), np.diag(tensor).copy()
+    vals, vecs = np.linalg.eigh(tensor)
+    if np.linalg.det(vecs) < 0:
+        vecs[:, 2] = -vecs[:, 2]
+    return matrix_to_quat(vecs), vals
+
+
+def rel_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Quaternion taking frame a to frame b (a^-1 b)."""
+    return quat_mul(quat_conj(a), b)
+
+
+__all__ = ["StageReader", "diag", "applied_schemas", "authored", "rel_rotation", "quat_rotate"]

@@ -1,0 +1,505 @@
+"""PhysicsWorld: a composed USD stage projected onto one pybullet client (DIRECT mode).
+
+One world owns one client and is used from one thread. ``step()`` advances one tick of
+``substeps`` engine steps; drives, external forces and distance joints are applied every substep.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+import pybullet as pb
+from pybullet_utils.bullet_client import BulletClient
+
+from ..diagnostics import Diagnostic
+from .builder import Builder, Built, JointRt
+from .debug import ColliderInfo, ContactInfo, DebugInfo, JointFrameInfo
+from .frames import Pose, from_xyzw, quat_angle, quat_conj, quat_mul, quat_rotate
+from .joints import JointReader
+from .model import Joint
+from .ports import PortSpec, body_port_specs, joint_port_specs
+from .reader import StageReader, diag
+
+TETHER_FREQ_HZ = 20.0  # natural frequency of the distance-joint spring
+TETHER_ZETA = 1.0
+
+
+def _qmul_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    aw, ax, ay, az = a.T
+    bw, bx, by, bz = b.T
+    return np.stack([
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ], axis=1)
+
+
+def _qrot_batch(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    w = q[:, :1]
+    u = q[:, 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+class PhysicsWorld:
+    """The physics projection of one composed stage."""
+
+    def __init__(self, stage, tick_hz: float = 60.0, substeps: int = 4, world_bounds: float = 1.0e5):
+        if tick_hz <= 0 or substeps < 1:
+            raise ValueError(f"tick_hz must be > 0 and substeps >= 1 (got {tick_hz}, {substeps})")
+        self.tick_hz = float(tick_hz)
+        self.substeps = int(substeps)
+        self.world_bounds = float(world_bounds)
+        self.dt = 1.0 / (self.tick_hz * self.substeps)
+        reader = StageReader(stage)
+        self.model = reader.read()
+        jr = JointReader(reader)
+        self._joints: list[Joint] = jr.read()
+        self._violations: dict[str, tuple[float, float]] = {}
+        for j in self._joints:
+            pe, re, _ = jr.check(j, self.model.bodies)
+            self._violations[j.path] = (pe, re)
+        self._joint_reader = jr
+        self.fault: Diagnostic | None = None
+        self.tick = 0
+        self._client = BulletClient(connection_mode=pb.DIRECT)
+        c = self._client
+        c.resetSimulation()
+        c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSubSteps=0, deterministicOverlappingPairs=1)
+        c.setGravity(*[float(x) for x in self.model.gravity])
+        self._builder = Builder(c, self.model, self._joints, reader.diags)
+        self._built: Built = self._builder.build()
+        self.diagnostics: list[Diagnostic] = sorted(
+            reader.diags, key=lambda d: (d.path, d.code, d.message))
+        self.body_paths: tuple[str, ...] = tuple(sorted(self._built.bodies))
+        self._index = {p: i for i, p in enumerate(self.body_paths)}
+        n = len(self.body_paths)
+        self._com_p = np.array([self._built.bodies[p].com_frame.p for p in self.body_paths]).reshape(n, 3)
+        self._com_q = np.array([self._built.bodies[p].com_frame.q for p in self.body_paths]).reshape(n, 4)
+        self._force = np.zeros((n, 3))
+        self._torque = np.zeros((n, 3))
+        self._joint_by_path: dict[str, JointRt] = {rt.joint.path: rt for rt in self._built.joints}
+        self._pd = [rt for rt in self._built.joints if rt.mode == "pd" and rt.is_link]
+        for rt in self._built.joints:
+            if rt.mode == "servo" and rt.is_link:
+                self._apply_servo(rt)
+        self._ports = self._make_ports()
+        self._contacts_tick = -1
+        self._contacts: list = []
+        self._read_state()
+        self._check_escape()
+
+    # ------------------------------------------------------------------ state
+    def _read_state(self) -> None:
+        c = self._client
+        n = len(self.body_paths)
+        ep = np.zeros((n, 3))
+        eq = np.zeros((n, 4))
+        ev = np.zeros((n, 3))
+        ew = np.zeros((n, 3))
+        idx = self._index
+        for uid, base, links in self._built.multibodies:
+            if base is not None:
+                i = idx[base]
+                pos, orn = c.getBasePositionAndOrientation(uid)
+                lin, ang = c.getBaseVelocity(uid)
+                ep[i], eq[i], ev[i], ew[i] = pos, from_xyzw(orn), lin, ang
+            if links:
+                states = c.getLinkStates(uid, list(range(len(links))), computeLinkVelocity=1,
+                                         computeForwardKinematics=1)
+                for k, path in enumerate(links):
+                    st = states[k]
+                    i = idx[path]
+                    ep[i], eq[i], ev[i], ew[i] = st[0], from_xyzw(st[1]), st[6], st[7]
+        # body frame = inertial frame * com_frame^-1
+        bq = _qmul_batch(eq, self._com_q * np.array([1.0, -1.0, -1.0, -1.0]))
+        bp = ep - _qrot_batch(bq, self._com_p)
+        self._pos, self._orn, self._com_world = bp, bq, ep
+        self._ang = ew
+        self._lin = ev + np.cross(ew, bp - ep)
+
+    def _check_escape(self) -> None:
+        if self.fault is not None or not self.body_paths:
+            return
+        bad = ~np.isfinite(self._pos).all(axis=1) | ~np.isfinite(self._lin).all(axis=1) \
+            | ~np.isfinite(self._orn).all(axis=1) | (np.abs(self._pos) > self.world_bounds).any(axis=1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            path = self.body_paths[i]
+            where = tuple(float(x) for x in self._pos[i])
+            self.fault = diag(
+                "error", "physics-body-escaped",
+                f"body {path} left the world at {where} m (bounds +/-{self.world_bounds:g} m or non-finite) "
+                f"at tick {self.tick}; the world stops advancing. The first body to leave names the mechanism "
+                "that diverged", path, tick=self.tick, position=where)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self) -> None:
+        """Advance one tick (``substeps`` engine steps). No-op once faulted."""
+        if self.fault is not None:
+            return
+        c = self._client
+        forced = [i for i in range(len(self.body_paths))
+                  if self._force[i].any() or self._torque[i].any()]
+        tethers = self._built.tethers
+        for _ in range(self.substeps):
+            if self._pd:
+                self._apply_pd()
+            for i in forced:
+                b = self._built.bodies[self.body_paths[i]]
+                if b.link < 0:
+                    com = c.getBasePositionAndOrientation(b.uid)[0]
+                else:
+                    com = c.getLinkState(b.uid, b.link, computeForwardKinematics=1)[0]
+                if self._force[i].any():
+                    c.applyExternalForce(b.uid, b.link, self._force[i].tolist(), com, pb.WORLD_FRAME)
+                if self._torque[i].any():
+                    c.applyExternalTorque(b.uid, b.link, self._torque[i].tolist(), pb.WORLD_FRAME)
+            for j in tethers:
+                self._apply_tether(j)
+            c.stepSimulation()
+        self.tick += 1
+        self._read_state()
+        self._check_escape()
+
+    def _apply_servo(self, rt: JointRt) -> None:
+        d = rt.joint.drive
+        mf = d.max_force if d is not None and math.isfinite(d.max_force) else 1.0e12
+        self._client.setJointMotorControl2(rt.uid, rt.link, pb.POSITION_CONTROL,
+                                           targetPosition=rt.target_position * rt.sign, force=mf)
+
+    def _apply_pd(self) -> None:
+        c = self._client
+        by_uid: dict[int, list[JointRt]] = {}
+        for rt in self._pd:
+            by_uid.setdefault(rt.uid, []).append(rt)
+        for uid, rts in by_uid.items():
+            links = [rt.link for rt in rts]
+            states = c.getJointStates(uid, links)
+            efforts = []
+            for rt, st in zip(rts, states, strict=True):
+                d = rt.joint.drive
+                q, qd = st[0] * rt.sign, st[1] * rt.sign
+                e = d.stiffness * (rt.target_position - q) + d.damping * (rt.target_velocity - qd)
+                if d.type == "acceleration":
+                    e *= self._effective_inertia(rt)
+                e = max(-d.max_force, min(d.max_force, e))
+                rt.effort = e
+                efforts.append(e * rt.sign)
+            c.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL, forces=efforts)
+
+    def _effective_inertia(self, rt: JointRt) -> float:
+        child = self._built.bodies.get(self._link_body(rt))
+        if child is None:
+            return 1.0
+        if rt.joint.kind == "prismatic":
+            return child.mass
+        body = self.model.bodies[child.path]
+        return float(np.mean(body.inertia))
+
+    def _link_body(self, rt: JointRt) -> str:
+        for uid, _base, links in self._built.multibodies:
+            if uid == rt.uid:
+                return links[rt.link]
+        return ""
+
+    def _apply_tether(self, j: Joint) -> None:
+        c = self._client
+        ends = []
+        for body, frame in ((j.body0, j.frame0), (j.body1, j.frame1)):
+            if body is None:
+                ends.append((None, frame.p, np.zeros(3), 0.0))
+                continue
+            b = self._built.bodies[body]
+            if b.link < 0:
+                pos, orn = c.getBasePositionAndOrientation(b.uid)
+                lin, ang = c.getBaseVelocity(b.uid)
+            else:
+                st = c.getLinkState(b.uid, b.link, computeLinkVelocity=1, computeForwardKinematics=1)
+                pos, orn, lin, ang = st[0], st[1], st[6], st[7]
+            inertial = Pose(np.array(pos), from_xyzw(orn))
+            anchor = (inertial * b.com_frame.inverse()).apply(frame.p)
+            vel = np.array(lin) + np.cross(np.array(ang), anchor - inertial.p)
+            ends.append((b, anchor, vel, 0.0 if b.kinematic else b.mass))
+        (b0, a0, v0, m0), (b1, a1, v1, m1) = ends
+        d = a1 - a0
+        dist = float(np.linalg.norm(d))
+        lo = j.min_distance if j.min_distance >= 0 else 0.0
+        hi = j.max_distance if j.max_distance >= 0 else math.inf
+        if dist < 1e-12 or lo <= dist <= hi:
+            return
+        n = d / dist
+        stretch = dist - hi if dist > hi else dist - lo
+        m_eff = (m0 * m1 / (m0 + m1)) if m0 > 0 and m1 > 0 else (m0 or m1)
+        w = 2 * math.pi * TETHER_FREQ_HZ
+        f = -(m_eff * w * w * stretch + 2 * TETHER_ZETA * m_eff * w * float(np.dot(v1 - v0, n))) * n
+        if b1 is not None and not b1.kinematic:
+            c.applyExternalForce(b1.uid, b1.link, f.tolist(), a1.tolist(), pb.WORLD_FRAME)
+        if b0 is not None and not b0.kinematic:
+            c.applyExternalForce(b0.uid, b0.link, (-f).tolist(), a0.tolist(), pb.WORLD_FRAME)
+
+    # ------------------------------------------------------------------ arrays
+    def _ro(self, a: np.ndarray) -> np.ndarray:
+        out = a.copy()
+        out.setflags(write=False)
+        return out
+
+    def positions(self) -> np.ndarray:
+        return self._ro(self._pos)
+
+    def orientations(self) -> np.ndarray:
+        return self._ro(self._orn)
+
+    def linear_velocities(self) -> np.ndarray:
+        return self._ro(self._lin)
+
+    def angular_velocities(self) -> np.ndarray:
+        return self._ro(self._ang)
+
+    # ------------------------------------------------------------------ joints
+    def joint_state(self, path: str) -> tuple[float, float]:
+        """(coordinate, rate) of a revolute (rad, rad/s) or prismatic (m, m/s) joint."""
+        rt = self._joint_by_path[path]
+        j = rt.joint
+        if rt.is_link:
+            q, qd = self._client.getJointState(rt.uid, rt.link)[:2]
+            return q * rt.sign, qd * rt.sign
+        return self._measure_constraint_joint(j)
+
+    def _body_pose(self, path: str | None) -> Pose:
+        if path is None:
+            return Pose.identity()
+        i = self._index[path]
+        return Pose(self._pos[i].copy(), self._orn[i].copy())
+
+    def _measure_constraint_joint(self, j: Joint) -> tuple[float, float]:
+        f0 = self._body_pose(j.body0) * j.frame0
+        f1 = self._body_pose(j.body1) * j.frame1
+        axis_w = quat_rotate(f0.q, j.axis_vec)
+
+        def vel(path, at):
+            if path is None:
+                return np.zeros(3), np.zeros(3)
+            i = self._index[path]
+            return self._lin[i] + np.cross(self._ang[i], at - self._pos[i]), self._ang[i]
+
+        v0, w0 = vel(j.body0, f1.p)
+        v1, w1 = vel(j.body1, f1.p)
+        if j.kind == "prismatic":
+            return float(np.dot(f1.p - f0.p, axis_w)), float(np.dot(v1 - v0, axis_w))
+        if j.kind == "revolute":
+            q = quat_mul(quat_conj(f0.q), f1.q)
+            ang = 2.0 * math.atan2(float(np.dot(q[1:], j.axis_vec)), float(q[0]))
+            ang = (ang + math.pi) % (2 * math.pi) - math.pi
+            return ang, float(np.dot(w1 - w0, axis_w))
+        return 0.0, 0.0
+
+    # ------------------------------------------------------------------ contacts
+    def _contact_points(self) -> list:
+        if self._contacts_tick != self.tick:
+            self._contacts = list(self._client.getContactPoints())
+            self._contacts_tick = self.tick
+        return self._contacts
+
+    def _contact_summary(self, path: str) -> tuple[bool, int, float]:
+        b = self._built.bodies[path]
+        me = (b.uid, b.link)
+        owner = self._built.owner_of
+        others: set[str] = set()
+        force = 0.0
+        for cp in self._contact_points():
+            a, bb = (cp[1], cp[3]), (cp[2], cp[4])
+            if a == me:
+                other = bb
+            elif bb == me:
+                other = a
+            else:
+                continue
+            if cp[8] > 1e-3 and cp[9] <= 0:
+                continue
+            others.add(owner.get(other, f"<uid {other[0]} link {other[1]}>"))
+            force += float(cp[9])
+        return bool(others), len(others), force
+
+    # ------------------------------------------------------------------ ports
+    def _make_ports(self) -> dict[tuple[str, str], PortSpec]:
+        out: dict[tuple[str, str], PortSpec] = {}
+        for p in self.body_paths:
+            for spec in body_port_specs(p, self._built.bodies[p].kinematic):
+                out[(p, spec.name)] = spec
+        for path in sorted(self._joint_by_path):
+            for spec in joint_port_specs(path, self._joint_by_path[path].joint.kind):
+                out[(path, spec.name)] = spec
+        return out
+
+    def port_specs(self) -> list[PortSpec]:
+        return [self._ports[k] for k in sorted(self._ports)]
+
+    def _spec(self, prim_path: str, name: str) -> PortSpec:
+        spec = self._ports.get((prim_path, name))
+        if spec is None:
+            names = sorted(n for (p, n) in self._ports if p == prim_path)
+            if not names:
+                raise KeyError(f"{prim_path} is not a physics body or a revolute/prismatic joint; "
+                               "it has no physics ports")
+            raise KeyError(f"{prim_path} has no physics port {name!r}; it has: {', '.join(names)}")
+        return spec
+
+    def read_port(self, prim_path: str, name: str) -> float:
+        spec = self._spec(prim_path, name)
+        if prim_path in self._index:
+            i = self._index[prim_path]
+            prefix, _, ax = name.rpartition("_")
+            k = "xyz".find(ax)
+            if prefix == "position":
+                return float(self._pos[i, k])
+            if prefix == "orientation":
+                return float(self._orn[i, "wxyz".index(ax)])
+            if prefix == "velocity":
+                return float(self._lin[i, k])
+            if prefix == "angvel":
+                return float(self._ang[i, k])
+            if prefix == "force":
+                return float(self._force[i, k])
+            if prefix == "torque":
+                return float(self._torque[i, k])
+            if name == "mass":
+                return float(self._built.bodies[prim_path].mass)
+            touching, count, force = self._contact_summary(prim_path)
+            return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
+        rt = self._joint_by_path[prim_path]
+        if name in ("angle", "displacement"):
+            return float(self.joint_state(prim_path)[0])
+        if name == "velocity":
+            return float(self.joint_state(prim_path)[1])
+        if name == "target_velocity":
+            return float(rt.target_velocity)
+        if name in ("torque", "force"):
+            if rt.mode == "servo" and rt.is_link:
+                return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
+            return float(rt.effort)
+        raise KeyError(f"{prim_path}: unhandled port {spec.name}")
+
+    def write_port(self, prim_path: str, name: str, value: float) -> None:
+        spec = self._spec(prim_path, name)
+        if not spec.writable:
+            raise ValueError(f"{prim_path}.{name} is an output port ({spec.description}); it cannot be written")
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{prim_path}.{name} takes a number, got {value!r}") from None
+        if not math.isfinite(v):
+            raise ValueError(f"{prim_path}.{name} must be finite, got {value!r}")
+        if prim_path in self._index:
+            i = self._index[prim_path]
+            prefix, _, ax = name.rpartition("_")
+            (self._force if prefix == "force" else self._torque)[i, "xyz".index(ax)] = v
+            return
+        rt = self._joint_by_path[prim_path]
+        if not rt.is_link:
+            raise ValueError(f"{prim_path} is a pybullet constraint (it closes a loop), which has no drive; "
+                             f"{name} cannot be commanded")
+        if name == "target_velocity":
+            rt.target_velocity = v
+            return
+        rt.target_position = v
+        if rt.mode != "pd":
+            rt.mode = "servo"
+            self._apply_servo(rt)
+
+    # ------------------------------------------------------------------ snapshots
+    def state_bytes(self) -> bytes:
+        """Every body's pose and velocity, then every joint's coordinate and rate, packed."""
+        parts = [np.ascontiguousarray(a, dtype="<f8").tobytes()
+                 for a in (self._pos, self._orn, self._lin, self._ang)]
+        js = []
+        for path in sorted(self._joint_by_path):
+            if self._joint_by_path[path].joint.kind in ("revolute", "prismatic"):
+                js.extend(self.joint_state(path))
+        parts.append(struct.pack(f"<{len(js)}d", *js))
+        parts.append(struct.pack("<q", self.tick))
+        return b"".join(parts)
+
+    def debug_info(self) -> DebugInfo:
+        mpu = self.model.meters_per_unit
+        inv = 1.0 / mpu
+
+        def v(x) -> tuple[float, float, float]:
+            return (float(x[0]) * inv, float(x[1]) * inv, float(x[2]) * inv)
+
+        def q(x) -> tuple[float, float, float, float]:
+            return (float(x[0]), float(x[1]), float(x[2]), float(x[3]))
+
+        joints = []
+        for path in sorted(self._joint_by_path):
+            j = self._joint_by_path[path].joint
+            f0 = self._body_pose(j.body0) * j.frame0
+            f1 = self._body_pose(j.body1) * j.frame1
+            axis = quat_rotate(f0.q, j.axis_vec) if j.kind in ("revolute", "prismatic") else np.zeros(3)
+            pe, re = self._violations.get(path, (0.0, 0.0))
+            joints.append(JointFrameInfo(path, j.generic_from and "generic" or j.kind, j.body0, j.body1,
+                                         v(f0.p), q(f0.q), v(f1.p), q(f1.q),
+                                         (float(axis[0]), float(axis[1]), float(axis[2])), pe, re))
+        colliders = []
+        for path in self.body_paths:
+            pose = self._body_pose(path)
+            for s in self.model.bodies[path].shapes:
+                w = pose * s.local
+                colliders.append(self._collider_info(s, path, w, inv))
+        for sc in self.model.statics:
+            colliders.append(self._collider_info(sc.shape, None, sc.pose * sc.shape.local, inv))
+        contacts = []
+        owner = self._built.owner_of
+        for cp in self._contact_points():
+            contacts.append(ContactInfo(owner.get((cp[1], cp[3]), "?"), owner.get((cp[2], cp[4]), "?"),
+                                        v(cp[5]), (float(cp[7][0]), float(cp[7][1]), float(cp[7][2])),
+                                        float(cp[9])))
+        coms = {p: v(self._com_world[self._index[p]]) for p in self.body_paths}
+        return DebugInfo(tuple(joints), tuple(colliders), tuple(contacts), coms,
+                         self.fault.path if self.fault else None)
+
+    @staticmethod
+    def _collider_info(s, body: str | None, w: Pose, inv: float) -> ColliderInfo:
+        dims: dict = {}
+        if s.kind == "box":
+            dims["half_extents"] = tuple(float(x) * inv for x in s.half_extents)
+        if s.kind in ("sphere", "cylinder", "capsule") or (s.kind == "convex" and s.height > 0):
+            dims["radius"] = s.radius * inv
+            dims["height"] = s.height * inv
+            dims["axis"] = s.axis
+        if s.kind in ("convex", "trimesh"):
+            dims["vertices"] = [tuple(float(c) * inv for c in p) for p in s.vertices]
+        if s.kind == "trimesh":
+            dims["indices"] = [int(i) for i in s.indices]
+        shape = "cone" if s.kind == "convex" and s.height > 0 else s.kind
+        shape = {"trimesh": "trimesh"}.get(shape, shape)
+        return ColliderInfo(s.prim_path, body, shape, dims,
+                            (float(w.p[0]) * inv, float(w.p[1]) * inv, float(w.p[2]) * inv),
+                            (float(w.q[0]), float(w.q[1]), float(w.q[2]), float(w.q[3])), s.purpose)
+
+    def close(self) -> None:
+        """Disconnect the client and drop every engine object; safe to call twice."""
+        if self._client is not None:
+            try:
+                self._client.disconnect()
+            finally:
+                self._client = None  # type: ignore[assignment]
+                self._builder.close()
+
+    def __enter__(self) -> PhysicsWorld:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+__all__ = ["PhysicsWorld", "quat_angle"]

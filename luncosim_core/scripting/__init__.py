@@ -1,0 +1,1 @@
+"""Scripting: the Rhai interpreter and the scenario runtime built on it."""

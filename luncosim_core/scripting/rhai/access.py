@@ -1,0 +1,132 @@
+"""Property and index access on Rhai values (reads, and writes that may replace an immutable
+container such as a string or an integer's bits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import RhaiRuntimeError
+from .values import Char, FnPtr, RhaiRange, Timestamp, Unit, type_of
+
+
+def get_prop(o: Any, name: str) -> Any:
+    """``o.name``: a map's property (``()`` when missing) or a built-in getter."""
+    if type(o) is dict:
+        return o.get(name, Unit)
+    t = type(o)
+    if name == "len" or name == "is_empty":
+        if t in (str, list, bytearray, dict):
+            return len(o) if name == "len" else len(o) == 0
+    if t is Timestamp and name == "elapsed":
+        return o.elapsed
+    if t is RhaiRange:
+        if name == "start":
+            return o.start
+        if name == "end":
+            return o.end
+        if name == "is_inclusive":
+            return o.inclusive
+        if name == "is_exclusive":
+            return not o.inclusive
+    if t is FnPtr and name == "name":
+        return o.name
+    if t is FnPtr and name == "is_anonymous":
+        return o.closure is not None
+    if (t is int or t is float) and name in ("is_zero", "is_odd", "is_even", "abs"):
+        if name == "is_zero":
+            return o == 0
+        if name == "abs":
+            return abs(o)
+        if t is int:
+            return (o % 2 == 1) if name == "is_odd" else (o % 2 == 0)
+    if t is Char:
+        if name == "is_digit":
+            return o.isdigit()
+    if o is Unit:
+        raise RhaiRuntimeError(f"Cannot access property '{name}' of ()")
+    raise RhaiRuntimeError(f"Property not found: {name} ({type_of(o)})")
+
+
+def set_prop(o: Any, name: str, v: Any) -> None:
+    """``o.name = v`` on a map (in place)."""
+    if type(o) is dict:
+        o[name] = v
+        return
+    if o is Unit:
+        raise RhaiRuntimeError(f"Cannot set property '{name}' of ()")
+    raise RhaiRuntimeError(f"Cannot set property '{name}' of a value of type {type_of(o)}")
+
+
+def _norm_index(i: Any, n: int, what: str) -> int:
+    if type(i) is not int:
+        raise RhaiRuntimeError(f"Indexing a {what} requires an integer index, not {type_of(i)}")
+    j = i + n if i < 0 else i
+    if not 0 <= j < n:
+        raise RhaiRuntimeError(f"{what.capitalize()} index {i} out of bounds: only {n} "
+                               f"element{'s' if n != 1 else ''}")
+    return j
+
+
+def get_index(o: Any, i: Any) -> Any:
+    """``o[i]``: array/blob element (negative counts from the end), map value (``()`` when
+    missing), string char, or integer bit."""
+    t = type(o)
+    if t is list:
+        return o[_norm_index(i, len(o), "array")]
+    if t is dict:
+        if type(i) is str or type(i) is Char:
+            return o.get(str(i), Unit)
+        raise RhaiRuntimeError(f"Indexing an object map requires a string index, not "
+                               f"{type_of(i)}")
+    if t is str:
+        return Char(o[_norm_index(i, len(o), "string")])
+    if t is bytearray:
+        return o[_norm_index(i, len(o), "blob")]
+    if t is int:
+        if type(i) is not int:
+            raise RhaiRuntimeError(f"Bit-field index must be an integer, not {type_of(i)}")
+        bit = i + 64 if i < 0 else i
+        if not 0 <= bit < 64:
+            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits")
+        return bool((o >> bit) & 1)
+    if o is Unit:
+        raise RhaiRuntimeError("Cannot index into ()")
+    raise RhaiRuntimeError(f"Cannot index into a value of type {type_of(o)}")
+
+
+def set_index(o: Any, i: Any, v: Any) -> Any:
+    """``o[i] = v``. Returns the container (a new one for strings/ints), which the caller
+    stores back when it differs."""
+    t = type(o)
+    if t is list:
+        o[_norm_index(i, len(o), "array")] = v
+        return o
+    if t is dict:
+        if type(i) is str or type(i) is Char:
+            o[str(i)] = v
+            return o
+        raise RhaiRuntimeError(f"Indexing an object map requires a string index, not "
+                               f"{type_of(i)}")
+    if t is str:
+        j = _norm_index(i, len(o), "string")
+        if type(v) is not Char:
+            raise RhaiRuntimeError(f"Only a char can be assigned into a string, not {type_of(v)}")
+        return o[:j] + v + o[j + 1:]
+    if t is bytearray:
+        if type(v) is not int:
+            raise RhaiRuntimeError(f"Only an integer can be assigned into a blob, not "
+                                   f"{type_of(v)}")
+        o[_norm_index(i, len(o), "blob")] = v & 0xFF
+        return o
+    if t is int:
+        if type(i) is not int or type(v) is not bool:
+            raise RhaiRuntimeError("Bit-field assignment needs an integer index and a bool")
+        bit = i + 64 if i < 0 else i
+        if not 0 <= bit < 64:
+            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits")
+        u = o & 0xFFFFFFFFFFFFFFFF
+        u = (u | (1 << bit)) if v else (u & ~(1 << bit))
+        return u - (1 << 64) if u >= (1 << 63) else u
+    if o is Unit:
+        raise RhaiRuntimeError("Cannot index into ()")
+    raise RhaiRuntimeError(f"Cannot index into a value of type {type_of(o)}")

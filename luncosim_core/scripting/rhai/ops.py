@@ -1,0 +1,295 @@
+"""Rhai operators on Python values: checked i64 arithmetic, int/float mixing, string
+concatenation, array/map/blob operators and Rhai's comparison rules.
+
+Each operator raises :class:`RhaiRuntimeError` (unpositioned; the evaluator adds the place) when
+no overload applies, with Rhai's wording ``Function not found: + (bool, i64)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .errors import RhaiRuntimeError
+from .values import (
+    I64_MAX,
+    I64_MIN,
+    Char,
+    RhaiRange,
+    deep_copy,
+    rhai_equals,
+    to_display,
+    type_of,
+)
+
+_NUM = (int, float)
+
+
+def no_fn(name: str, *args: Any) -> RhaiRuntimeError:
+    return RhaiRuntimeError(f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
+
+
+def overflow(op: str, a: Any, b: Any = None) -> RhaiRuntimeError:
+    shown = f"{a} {op} {b}" if b is not None else f"{op}{a}"
+    return RhaiRuntimeError(f"Arithmetic overflow: {shown}")
+
+
+def check_int(r: int, op: str, a: int, b: int) -> int:
+    if I64_MIN <= r <= I64_MAX:
+        return r
+    raise overflow(op, a, b)
+
+
+def _is_num(v: Any) -> bool:
+    t = type(v)
+    return t is int or t is float
+
+
+def add(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        r = a + b
+        if I64_MIN <= r <= I64_MAX:
+            return r
+        raise overflow("+", a, b)
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return a + b
+    if ta is str or tb is str:
+        return to_display(a) + to_display(b)
+    if ta is Char and tb is Char:
+        return str(a) + str(b)
+    if ta is list and tb is list:
+        return deep_copy(a) + deep_copy(b)
+    if ta is dict and tb is dict:
+        r = deep_copy(a)
+        r.update(deep_copy(b))
+        return r
+    if ta is bytearray and tb is bytearray:
+        return a + b
+    raise no_fn("+", a, b)
+
+
+def add_assign(a: Any, b: Any) -> Any:
+    """``a += b``: like ``+`` but arrays append in place and maps mix in."""
+    ta = type(a)
+    if ta is list:
+        if type(b) is list:
+            a.extend(deep_copy(b))
+        else:
+            a.append(deep_copy(b))
+        return a
+    if ta is dict and type(b) is dict:
+        a.update(deep_copy(b))
+        return a
+    if ta is bytearray:
+        if type(b) is int:
+            a.append(b & 0xFF)
+        elif type(b) in (bytearray, bytes):
+            a.extend(b)
+        else:
+            raise no_fn("+=", a, b)
+        return a
+    return add(a, b)
+
+
+def sub(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        r = a - b
+        if I64_MIN <= r <= I64_MAX:
+            return r
+        raise overflow("-", a, b)
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return a - b
+    raise no_fn("-", a, b)
+
+
+def mul(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        r = a * b
+        if I64_MIN <= r <= I64_MAX:
+            return r
+        raise overflow("*", a, b)
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return a * b
+    raise no_fn("*", a, b)
+
+
+def div(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if b == 0:
+            raise RhaiRuntimeError(f"Division by zero: {a} / {b}")
+        q = abs(a) // abs(b)
+        r = q if (a >= 0) == (b >= 0) else -q
+        if r > I64_MAX:
+            raise overflow("/", a, b)
+        return r
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        if b == 0:
+            if a == 0 or a != a:
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return a / b
+    raise no_fn("/", a, b)
+
+
+def mod(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if b == 0:
+            raise RhaiRuntimeError(f"Modulo division by zero: {a} % {b}")
+        q = abs(a) // abs(b)
+        q = q if (a >= 0) == (b >= 0) else -q
+        return a - b * q
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        if b == 0:
+            return math.nan
+        return math.fmod(a, b)
+    raise no_fn("%", a, b)
+
+
+def power(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if b < 0:
+            raise RhaiRuntimeError(f"Integer raised to a negative index: {a} ** {b}")
+        if b > 64 and a not in (-1, 0, 1):
+            raise overflow("**", a, b)
+        return check_int(a**b, "**", a, b)
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        try:
+            r = math.pow(a, b)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.nan
+        return r
+    raise no_fn("**", a, b)
+
+
+def shl(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        if b < 0:
+            return shr(a, -b)
+        if b >= 64:
+            raise overflow("<<", a, b)
+        r = (a << b) & 0xFFFFFFFFFFFFFFFF
+        return r - (1 << 64) if r > I64_MAX else r
+    raise no_fn("<<", a, b)
+
+
+def shr(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        if b < 0:
+            return shl(a, -b)
+        if b >= 64:
+            raise overflow(">>", a, b)
+        return a >> b
+    raise no_fn(">>", a, b)
+
+
+def band(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if (ta is int and tb is int) or (ta is bool and tb is bool):
+        return a & b
+    raise no_fn("&", a, b)
+
+
+def bor(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if (ta is int and tb is int) or (ta is bool and tb is bool):
+        return a | b
+    raise no_fn("|", a, b)
+
+
+def bxor(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if (ta is int and tb is int) or (ta is bool and tb is bool):
+        return a ^ b
+    raise no_fn("^", a, b)
+
+
+def eq(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta is not list and ta is not dict:
+        return a == b
+    return rhai_equals(a, b)
+
+
+def ne(a: Any, b: Any) -> bool:
+    return not eq(a, b)
+
+
+def _ordered(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        return ta in (int, float, str, Char, bool)
+    return (ta is int or ta is float) and (tb is int or tb is float)
+
+
+def lt(a: Any, b: Any) -> bool:
+    return a < b if _ordered(a, b) else False
+
+
+def le(a: Any, b: Any) -> bool:
+    return a <= b if _ordered(a, b) else False
+
+
+def gt(a: Any, b: Any) -> bool:
+    return a > b if _ordered(a, b) else False
+
+
+def ge(a: Any, b: Any) -> bool:
+    return a >= b if _ordered(a, b) else False
+
+
+def neg(a: Any) -> Any:
+    t = type(a)
+    if t is int:
+        if a == I64_MIN:
+            raise overflow("-", a)
+        return -a
+    if t is float:
+        return -a
+    raise no_fn("-", a)
+
+
+def pos(a: Any) -> Any:
+    if type(a) in (int, float):
+        return a
+    raise no_fn("+", a)
+
+
+def not_(a: Any) -> bool:
+    if type(a) is bool:
+        return not a
+    raise no_fn("!", a)
+
+
+def contains(container: Any, item: Any) -> bool:
+    """The ``in`` operator."""
+    t = type(container)
+    if t is list:
+        return any(rhai_equals(x, item) for x in container)
+    if t is dict:
+        if type(item) is str or type(item) is Char:
+            return str(item) in container
+        raise no_fn("contains", container, item)
+    if t is str:
+        if type(item) is str or type(item) is Char:
+            return str(item) in container
+        raise no_fn("contains", container, item)
+    if t is RhaiRange:
+        return item in container
+    if t is bytearray:
+        return type(item) is int and (item & 0xFF) in container
+    raise no_fn("contains", container, item)
+
+
+BINARY = {
+    "+": add, "-": sub, "*": mul, "/": div, "%": mod, "**": power, "<<": shl, ">>": shr,
+    "&": band, "|": bor, "^": bxor, "==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge,
+}
+UNARY = {"-": neg, "+": pos, "!": not_}

@@ -1,0 +1,638 @@
+"""Pratt parser: Rhai tokens -> :class:`~.ast.Script`.
+
+Binary precedences follow the Rhai reference (lowest first): ``|| | ^`` 30, ``&& &`` 60,
+``== !=`` 90, ``in !in`` 110, ``< <= > >=`` 130, ``??`` 135, ``.. ..=`` 140, ``+ -`` 150,
+``* / %`` 180, ``**`` 190 (right-assoc), ``<< >>`` 210; unary and postfix bind tighter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ast import FnDef, Node, Script
+from .errors import RhaiSyntaxError
+from .lexer import Lexer, Token
+
+BINARY_PREC: dict[str, int] = {
+    "||": 30, "|": 30, "^": 30,
+    "&&": 60, "&": 60,
+    "==": 90, "!=": 90,
+    "in": 110, "!in": 110,
+    "<": 130, "<=": 130, ">": 130, ">=": 130,
+    "??": 135,
+    "..": 140, "..=": 140,
+    "+": 150, "-": 150,
+    "*": 180, "/": 180, "%": 180,
+    "**": 190,
+    "<<": 210, ">>": 210,
+}
+ASSIGN_OPS = frozenset(
+    ("=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^=", "??=")
+)
+KEYWORDS = frozenset((
+    "let", "const", "if", "else", "switch", "do", "while", "until", "loop", "for", "in",
+    "continue", "break", "return", "throw", "try", "catch", "fn", "private", "import",
+    "export", "as", "true", "false", "this", "global",
+))
+RESERVED = frozenset(("var", "static", "shared", "goto", "exit", "match", "case", "public",
+                      "protected", "new", "use", "with", "module", "package", "super",
+                      "thread", "spawn", "go", "sync", "async", "await", "yield", "default",
+                      "void", "null", "nil"))
+_BLOCK_STMTS = frozenset(("if", "while", "loop", "do", "for", "switch", "try", "block", "fn"))
+
+
+class Parser:
+    """Parses one script. ``max_expr_depth`` limits nesting (0 = unlimited)."""
+
+    def __init__(self, src: str, file: str = "", max_expr_depth: int = 0) -> None:
+        self.file = file
+        self.toks = Lexer(src, file).tokenize()
+        self.i = 0
+        self.max_depth = max_expr_depth
+        self.depth = 0
+        self.fns: list[FnDef] = []
+        self.fn_depth = 0
+
+    # ── token helpers ──────────────────────────────────────────────────────────────────
+    def peek(self, k: int = 0) -> Token:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def next(self) -> Token:
+        t = self.toks[self.i]
+        if t[0] != "eof":
+            self.i += 1
+        return t
+
+    def is_op(self, op: str, k: int = 0) -> bool:
+        t = self.peek(k)
+        return t[0] == "op" and t[1] == op
+
+    def is_kw(self, kw: str, k: int = 0) -> bool:
+        t = self.peek(k)
+        return t[0] == "ident" and t[1] == kw
+
+    def error(self, msg: str, tok: Token | None = None) -> RhaiSyntaxError:
+        t = tok or self.peek()
+        return RhaiSyntaxError(msg, self.file, t[2], t[3])
+
+    @staticmethod
+    def describe(t: Token) -> str:
+        if t[0] == "eof":
+            return "end of script"
+        if t[0] == "str":
+            return f'string "{t[1]}"'
+        return f"'{t[1]}'"
+
+    def expect_op(self, op: str, ctx: str = "") -> Token:
+        t = self.peek()
+        if t[0] == "op" and t[1] == op:
+            return self.next()
+        where = f" {ctx}" if ctx else ""
+        raise self.error(f"Expecting '{op}'{where}, found {self.describe(t)}")
+
+    def expect_ident(self, what: str = "a name") -> Token:
+        t = self.peek()
+        if t[0] != "ident" or t[1] in KEYWORDS:
+            raise self.error(f"Expecting {what}, found {self.describe(t)}")
+        if t[1] in RESERVED:
+            raise self.error(f"'{t[1]}' is a reserved keyword")
+        return self.next()
+
+    def enter(self, tok: Token) -> None:
+        self.depth += 1
+        if self.max_depth and self.depth > self.max_depth:
+            raise self.error("Expression exceeds maximum complexity", tok)
+
+    # ── script and statements ──────────────────────────────────────────────────────────
+    def parse_script(self) -> Script:
+        stmts = self.parse_stmts(top=True)
+        t = self.peek()
+        if t[0] != "eof":
+            raise self.error(f"Unexpected {self.describe(t)}")
+        return Script(stmts, self.fns, self.file)
+
+    def parse_stmts(self, top: bool = False) -> list[Node]:
+        """Statements up to '}' or end of input (not consumed)."""
+        stmts: list[Node] = []
+        while True:
+            t = self.peek()
+            if t[0] == "eof" or (t[0] == "op" and t[1] == "}"):
+                return stmts
+            if t[0] == "op" and t[1] == ";":
+                self.next()
+                continue
+            st = self.parse_stmt(top)
+            if st is not None:
+                stmts.append(st)
+            t = self.peek()
+            if t[0] == "op" and t[1] == ";":
+                self.next()
+                continue
+            if t[0] == "eof" or (t[0] == "op" and t[1] == "}"):
+                return stmts
+            if st is None or st.k in _BLOCK_STMTS or (st.k == "expr" and st.e.k in _BLOCK_STMTS):
+                continue
+            if st.k == "let" and st.e is not None and st.e.k in ("block", "if", "switch", "closure"):
+                continue  # a value ending in '}' reads fine without ';'
+            if st.k == "assign" and st.value.k in ("if", "switch", "block", "closure"):
+                continue
+            raise self.error(f"Expecting ';' to terminate this statement, found {self.describe(t)}")
+
+    def parse_stmt(self, top: bool) -> Node | None:
+        t = self.peek()
+        if t[0] == "ident":
+            kw = t[1]
+            if kw in ("let", "const"):
+                return self.parse_let()
+            if kw == "fn" or (kw == "private" and self.is_kw("fn", 1)):
+                if not top or self.fn_depth:
+                    raise self.error("Functions can only be defined at global level")
+                self.parse_fn()
+                return None
+            if kw == "import":
+                return self.parse_import()
+            if kw == "export":
+                if not top:
+                    raise self.error("Export statement can only appear at global level")
+                return self.parse_export()
+            if kw == "break":
+                self.next()
+                val = None
+                if not self._at_stmt_end():
+                    val = self.parse_expr()
+                return Node("break", t[2], t[3], e=val)
+            if kw == "continue":
+                self.next()
+                return Node("continue", t[2], t[3])
+            if kw == "return":
+                self.next()
+                val = None if self._at_stmt_end() else self.parse_expr()
+                return Node("return", t[2], t[3], e=val)
+            if kw == "throw":
+                self.next()
+                val = None if self._at_stmt_end() else self.parse_expr()
+                return Node("throw", t[2], t[3], e=val)
+        e = self.parse_expr()
+        nt = self.peek()
+        if nt[0] == "op" and nt[1] in ASSIGN_OPS:
+            self.next()
+            if e.k not in ("var", "prop", "index", "this", "path"):
+                raise self.error("Cannot assign to this expression", nt)
+            value = self.parse_expr()
+            return Node("assign", nt[2], nt[3], op=nt[1], target=e, value=value)
+        return Node("expr", e.line, e.col, e=e)
+
+    def _at_stmt_end(self) -> bool:
+        t = self.peek()
+        return t[0] == "eof" or (t[0] == "op" and t[1] in (";", "}"))
+
+    def parse_let(self) -> Node:
+        t = self.next()
+        name = self.expect_ident("a variable name")
+        e = None
+        if self.is_op("="):
+            self.next()
+            e = self.parse_expr()
+        elif t[1] == "const":
+            raise self.error("Expecting '=' after constant name")
+        return Node("let", name[2], name[3], name=name[1], e=e, const=t[1] == "const",
+                    export=False)
+
+    def parse_import(self) -> Node:
+        t = self.next()
+        path = self.parse_expr()
+        alias = None
+        if self.is_kw("as"):
+            self.next()
+            alias = self.expect_ident("a module alias")[1]
+        return Node("import", t[2], t[3], path=path, alias=alias)
+
+    def parse_export(self) -> Node:
+        t = self.next()
+        if self.is_kw("let") or self.is_kw("const"):
+            st = self.parse_let()
+            st.export = True
+            st.export_as = st.name
+            return st
+        names = []
+        while True:
+            n = self.expect_ident("a variable name to export")
+            alias = n[1]
+            if self.is_kw("as"):
+                self.next()
+                alias = self.expect_ident("an export alias")[1]
+            names.append((n[1], alias))
+            if not self.is_op(","):
+                break
+            self.next()
+        return Node("export", t[2], t[3], names=names)
+
+    def parse_fn(self) -> None:
+        private = False
+        if self.is_kw("private"):
+            private = True
+            self.next()
+        fn_tok = self.next()
+        this_type = None
+        t = self.peek()
+        if t[0] == "str" and self.is_op(".", 1):
+            this_type = t[1]
+            self.i += 2
+        elif t[0] == "ident" and self.is_op(".", 1):
+            this_type = _TYPE_ALIASES.get(t[1], t[1])
+            self.i += 2
+        name = self.expect_ident("a function name")
+        self.expect_op("(", "after the function name")
+        params: list[str] = []
+        while not self.is_op(")"):
+            p = self.expect_ident("a parameter name")
+            if p[1] in params:
+                raise self.error(f"Duplicated parameter: {p[1]}", p)
+            params.append(p[1])
+            if self.is_op(","):
+                self.next()
+            elif not self.is_op(")"):
+                raise self.error(f"Expecting ',' or ')' in the parameter list, found "
+                                 f"{self.describe(self.peek())}")
+        self.next()
+        if not self.is_op("{"):
+            raise self.error("Expecting '{' to start the function body")
+        self.fn_depth += 1
+        body = self.parse_block()
+        self.fn_depth -= 1
+        for f in self.fns:
+            if f.name == name[1] and len(f.params) == len(params) and f.this_type == this_type:
+                raise self.error(f"Function '{name[1]}' with {len(params)} parameters is "
+                                 "already defined", name)
+        self.fns.append(FnDef(name[1], params, body, fn_tok[2], fn_tok[3], private, this_type))
+
+    def parse_block(self) -> Node:
+        t = self.expect_op("{")
+        self.enter(t)
+        stmts = self.parse_stmts()
+        self.expect_op("}", "to end this block")
+        self.depth -= 1
+        return Node("block", t[2], t[3], stmts=stmts)
+
+    # ── expressions ────────────────────────────────────────────────────────────────────
+    def parse_expr(self, min_prec: int = 0) -> Node:
+        start = self.peek()
+        self.enter(start)
+        left = self.parse_unary()
+        while True:
+            t = self.peek()
+            if t[0] == "op":
+                op = t[1]
+                if op == "!" and self.is_kw("in", 1):
+                    op = "!in"
+            elif t[0] == "ident" and t[1] == "in":
+                op = "in"
+            else:
+                break
+            prec = BINARY_PREC.get(op)
+            if prec is None or prec <= min_prec:
+                break
+            self.next()
+            if op == "!in":
+                self.next()
+            right = self.parse_expr(prec - 1 if op == "**" else prec)
+            left = self._binary(op, left, right, t)
+        self.depth -= 1
+        return left
+
+    @staticmethod
+    def _binary(op: str, left: Node, right: Node, t: Token) -> Node:
+        if op == "&&":
+            return Node("and", t[2], t[3], l=left, r=right)
+        if op == "||":
+            return Node("or", t[2], t[3], l=left, r=right)
+        if op == "??":
+            return Node("coalesce", t[2], t[3], l=left, r=right)
+        if op in ("..", "..="):
+            return Node("range", t[2], t[3], l=left, r=right, inclusive=op == "..=")
+        if op in ("in", "!in"):
+            return Node("in", t[2], t[3], l=left, r=right, negate=op == "!in")
+        return Node("binary", t[2], t[3], op=op, l=left, r=right)
+
+    def parse_unary(self) -> Node:
+        t = self.peek()
+        if t[0] == "op" and t[1] in ("-", "+", "!"):
+            self.next()
+            self.enter(t)
+            operand = self.parse_unary()
+            self.depth -= 1
+            if t[1] == "-" and operand.k == "lit" and type(operand.value) in (int, float) \
+                    and operand.line == t[2]:
+                return Node("lit", t[2], t[3], value=-operand.value)
+            return Node("unary", t[2], t[3], op=t[1], e=operand)
+        return self.parse_postfix(self.parse_primary())
+
+    def parse_postfix(self, e: Node) -> Node:
+        while True:
+            t = self.peek()
+            if t[0] != "op":
+                return e
+            op = t[1]
+            if op in (".", "?."):
+                self.next()
+                name = self.peek()
+                if name[0] != "ident":
+                    raise self.error(f"Expecting a property or method name after '{op}', "
+                                     f"found {self.describe(name)}")
+                self.next()
+                if self.is_op("(") and self.peek()[2] == name[2]:
+                    args = self.parse_args()
+                    e = Node("method", name[2], name[3], obj=e, name=name[1], args=args,
+                             safe=op == "?.")
+                else:
+                    e = Node("prop", name[2], name[3], obj=e, name=name[1], safe=op == "?.")
+            elif op in ("[", "?["):
+                self.next()
+                idx = self.parse_expr()
+                self.expect_op("]", "to close the index")
+                e = Node("index", t[2], t[3], obj=e, idx=idx, safe=op == "?[")
+            elif op == "(" and e.k == "closure":
+                args = self.parse_args()
+                e = Node("method", t[2], t[3], obj=e, name="call", args=args, safe=False)
+            else:
+                return e
+
+    def parse_args(self) -> list[Node]:
+        self.expect_op("(")
+        args: list[Node] = []
+        while not self.is_op(")"):
+            args.append(self.parse_expr())
+            if self.is_op(","):
+                self.next()
+            elif not self.is_op(")"):
+                raise self.error(f"Expecting ',' or ')' in the argument list, found "
+                                 f"{self.describe(self.peek())}")
+        self.next()
+        return args
+
+    def parse_primary(self) -> Node:
+        t = self.peek()
+        kind, val, line, col = t
+        if kind == "int" or kind == "float":
+            self.next()
+            return Node("lit", line, col, value=val)
+        if kind == "str":
+            self.next()
+            return Node("lit", line, col, value=val)
+        if kind == "char":
+            self.next()
+            from .values import Char
+            return Node("lit", line, col, value=Char(val))
+        if kind == "istr":
+            self.next()
+            parts: list[Any] = []
+            for p in val:
+                if isinstance(p, str):
+                    parts.append(p)
+                else:
+                    sub = Parser.__new__(Parser)
+                    sub.file, sub.toks, sub.i = self.file, p, 0
+                    sub.max_depth, sub.depth, sub.fns, sub.fn_depth = self.max_depth, self.depth, \
+                        self.fns, 1
+                    stmts = sub.parse_stmts()
+                    if sub.peek()[0] != "eof":
+                        raise sub.error(f"Unexpected {sub.describe(sub.peek())} in ${{...}}")
+                    parts.append(Node("block", line, col, stmts=stmts))
+            return Node("istr", line, col, parts=parts)
+        if kind == "op":
+            if val == "(":
+                self.next()
+                if self.is_op(")"):
+                    self.next()
+                    from .values import Unit
+                    return Node("lit", line, col, value=Unit)
+                e = self.parse_expr()
+                self.expect_op(")", "to close the parenthesis")
+                return e
+            if val == "[":
+                self.next()
+                items = []
+                while not self.is_op("]"):
+                    items.append(self.parse_expr())
+                    if self.is_op(","):
+                        self.next()
+                    elif not self.is_op("]"):
+                        raise self.error(f"Expecting ',' or ']' in the array literal, found "
+                                         f"{self.describe(self.peek())}")
+                self.next()
+                return Node("array", line, col, items=items)
+            if val == "#{":
+                return self.parse_map()
+            if val == "{":
+                return self.parse_block()
+            if val in ("|", "||"):
+                return self.parse_closure()
+            raise self.error(f"Unexpected {self.describe(t)}")
+        if kind == "eof":
+            raise self.error("Script is incomplete: unexpected end of script")
+        # identifiers and keywords
+        if val == "true" or val == "false":
+            self.next()
+            return Node("lit", line, col, value=val == "true")
+        if val == "this":
+            self.next()
+            return Node("this", line, col)
+        if val == "if":
+            return self.parse_if()
+        if val == "while":
+            self.next()
+            cond = self.parse_expr()
+            return Node("while", line, col, cond=cond, body=self.parse_block())
+        if val == "loop":
+            self.next()
+            return Node("loop", line, col, body=self.parse_block())
+        if val == "do":
+            self.next()
+            body = self.parse_block()
+            if self.is_kw("while"):
+                until = False
+            elif self.is_kw("until"):
+                until = True
+            else:
+                raise self.error("Expecting 'while' or 'until' after the 'do' block")
+            self.next()
+            return Node("do", line, col, body=body, cond=self.parse_expr(), until=until)
+        if val == "for":
+            return self.parse_for()
+        if val == "switch":
+            return self.parse_switch()
+        if val == "try":
+            return self.parse_try()
+        if val == "fn":
+            raise self.error("Functions can only be defined at global level")
+        if val in KEYWORDS and val != "global":
+            raise self.error(f"Unexpected keyword '{val}'")
+        if val in RESERVED:
+            raise self.error(f"'{val}' is a reserved keyword")
+        self.next()
+        if self.is_op("::"):
+            ns = [val]
+            while self.is_op("::"):
+                self.next()
+                ns.append(self.expect_ident("a name after '::'")[1])
+            name = ns.pop()
+            if self.is_op("(") and self.peek()[2] == line:
+                return Node("call", line, col, name=name, args=self.parse_args(), ns=ns)
+            return Node("path", line, col, ns=ns, name=name)
+        if val == "global":
+            raise self.error("Expecting '::' after 'global'")
+        if self.is_op("(") and self.peek()[2] == line:
+            return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
+        if self.is_op("!") and self.is_op("(", 1):
+            self.next()
+            return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
+        return Node("var", line, col, name=val)
+
+    def parse_map(self) -> Node:
+        t = self.next()
+        pairs: list[tuple[str, Node]] = []
+        seen: set[str] = set()
+        while not self.is_op("}"):
+            k = self.peek()
+            if k[0] in ("ident", "str"):
+                key = k[1]
+            else:
+                raise self.error(f"Expecting a property name in the object map, found "
+                                 f"{self.describe(k)}")
+            self.next()
+            if key in seen:
+                raise self.error(f"Duplicated property '{key}' in object map literal", k)
+            seen.add(key)
+            self.expect_op(":", "after the property name")
+            pairs.append((key, self.parse_expr()))
+            if self.is_op(","):
+                self.next()
+            elif not self.is_op("}"):
+                raise self.error(f"Expecting ',' or '}}' in the object map literal, found "
+                                 f"{self.describe(self.peek())}")
+        self.next()
+        return Node("map", t[2], t[3], pairs=pairs)
+
+    def parse_closure(self) -> Node:
+        t = self.next()
+        params: list[str] = []
+        if t[1] == "|":
+            while not self.is_op("|"):
+                p = self.expect_ident("a closure parameter")
+                params.append(p[1])
+                if self.is_op(","):
+                    self.next()
+                elif not self.is_op("|"):
+                    raise self.error(f"Expecting ',' or '|' in the closure parameters, found "
+                                     f"{self.describe(self.peek())}")
+            self.next()
+        self.fn_depth += 1
+        body = self.parse_expr()
+        self.fn_depth -= 1
+        return Node("closure", t[2], t[3], params=params, body=body)
+
+    def parse_if(self) -> Node:
+        t = self.next()
+        cond = self.parse_expr()
+        then = self.parse_block()
+        other = None
+        if self.is_kw("else"):
+            self.next()
+            other = self.parse_if() if self.is_kw("if") else self.parse_block()
+        return Node("if", t[2], t[3], cond=cond, then=then, other=other)
+
+    def parse_for(self) -> Node:
+        t = self.next()
+        idx_name = None
+        if self.is_op("("):
+            self.next()
+            name = self.expect_ident("a loop variable")[1]
+            self.expect_op(",", "between the loop variable and the counter")
+            idx_name = self.expect_ident("a counter variable")[1]
+            self.expect_op(")", "after the loop variables")
+        else:
+            name = self.expect_ident("a loop variable")[1]
+        if not self.is_kw("in"):
+            raise self.error(f"Expecting 'in' after the loop variable, found "
+                             f"{self.describe(self.peek())}")
+        self.next()
+        it = self.parse_expr()
+        body = self.parse_block()
+        return Node("for", t[2], t[3], name=name, idx=idx_name, iter=it, body=body)
+
+    def parse_switch(self) -> Node:
+        t = self.next()
+        subject = self.parse_expr()
+        self.expect_op("{", "to start the switch block")
+        cases: list[tuple[list[Node], Node | None, Node]] = []
+        default = None
+        while not self.is_op("}"):
+            ct = self.peek()
+            if ct[0] == "ident" and ct[1] == "_":
+                self.next()
+                pats: list[Node] = []
+                is_default = True
+            else:
+                is_default = False
+                pats = [self.parse_expr(30)]
+                while self.is_op("|"):
+                    self.next()
+                    pats.append(self.parse_expr(30))
+            guard = None
+            if self.is_kw("if"):
+                self.next()
+                guard = self.parse_expr()
+            self.expect_op("=>", "after the switch case")
+            body = self.parse_block() if self.is_op("{") else self.parse_stmt_expr()
+            if is_default:
+                if guard is not None:
+                    raise self.error("Default switch case cannot have a condition", ct)
+                if default is not None:
+                    raise self.error("Duplicated default switch case", ct)
+                default = body
+            else:
+                if default is not None:
+                    raise self.error("The default case must be the last one", ct)
+                for p in pats:
+                    if p.k not in ("lit", "range") or (p.k == "range" and
+                                                       (p.l.k != "lit" or p.r.k != "lit")):
+                        raise self.error("Switch case values must be constants", ct)
+                cases.append((pats, guard, body))
+            if self.is_op(","):
+                self.next()
+            elif not self.is_op("}") and body.k != "block":
+                raise self.error(f"Expecting ',' or '}}' after the switch case, found "
+                                 f"{self.describe(self.peek())}")
+        self.next()
+        return Node("switch", t[2], t[3], subject=subject, cases=cases, default=default)
+
+    def parse_stmt_expr(self) -> Node:
+        """A switch arm body that is not a block: an expression or a flow statement."""
+        t = self.peek()
+        if t[0] == "ident" and t[1] in ("break", "continue", "return", "throw"):
+            st = self.parse_stmt(False)
+            return Node("block", t[2], t[3], stmts=[st])
+        return self.parse_expr()
+
+    def parse_try(self) -> Node:
+        t = self.next()
+        body = self.parse_block()
+        if not self.is_kw("catch"):
+            raise self.error("Expecting 'catch' after the 'try' block")
+        self.next()
+        var = None
+        if self.is_op("("):
+            self.next()
+            var = self.expect_ident("the error variable")[1]
+            self.expect_op(")", "after the error variable")
+        catch = self.parse_block()
+        return Node("try", t[2], t[3], body=body, var=var, catch=catch)
+
+
+_TYPE_ALIASES = {"int": "i64", "float": "f64", "string": "string", "map": "map",
+                 "array": "array"}
+
+
+def parse(src: str, file: str = "", max_expr_depth: int = 0) -> Script:
+    """Parse a whole script (raises :class:`RhaiSyntaxError` with line and column)."""
+    return Parser(src, file, max_expr_depth).parse_script()

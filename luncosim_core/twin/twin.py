@@ -1,0 +1,138 @@
+"""A twin folder and the entry points that open one.
+
+| entry point                       | active scene                               |
+|-----------------------------------|--------------------------------------------|
+| twin with ``usd.default_scene``   | that scene                                 |
+| twin without it                   | none ("no scene selected")                 |
+| folder without ``twin.toml``      | none; a USD file opens as isolated preview |
+| a loose scene file                | that file; its folder becomes a folder twin |
+
+Every other USD file is an indexed library entry, never mounted automatically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.twin.manifest import MANIFEST_NAME, TwinManifest, load_manifest
+from luncosim_core.twin.roots import AssetRoots, default_lunco_root
+
+USD_SUFFIXES = (".usda", ".usd", ".usdc")
+_SKIP_DIRS = {".lunco", ".git", ".venv", "__pycache__", "node_modules"}
+
+
+@dataclass
+class Twin:
+    """A twin: its root folder, optional manifest, asset roots and library index."""
+
+    root: Path
+    manifest: TwinManifest | None
+    roots: AssetRoots
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name if self.manifest else self.root.name
+
+    @property
+    def is_folder_twin(self) -> bool:
+        return self.manifest is None
+
+    @property
+    def default_scene(self) -> Path | None:
+        if self.manifest and self.manifest.default_scene:
+            return (self.root / self.manifest.default_scene).resolve()
+        return None
+
+    @property
+    def composition_policy(self) -> str:
+        return self.manifest.composition_policy if self.manifest else "allow_partial"
+
+    @property
+    def runtime_persistence(self) -> bool:
+        return bool(self.manifest and self.manifest.runtime_persistence)
+
+    def library(self) -> list[Path]:
+        """Every USD file in the twin, sorted (the indexed library)."""
+        found: list[Path] = []
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root)
+            if any(part in _SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
+                continue
+            if path.is_file() and path.suffix in USD_SUFFIXES:
+                found.append(path)
+        return found
+
+    def scene_entries(self) -> list[Path]:
+        """Files matching the manifest's ``usd.scenes`` globs (plus the default scene)."""
+        entries: list[Path] = []
+        if self.manifest:
+            for pattern in self.manifest.scenes:
+                entries.extend(p for p in sorted(self.root.glob(pattern)) if p.suffix in USD_SUFFIXES)
+        default = self.default_scene
+        if default is not None and default not in entries:
+            entries.insert(0, default)
+        return entries
+
+    def relative(self, path: Path) -> str:
+        try:
+            return str(Path(path).resolve().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def runtime_sidecar(self, scene: Path) -> Path:
+        """Where the runtime layer of ``scene`` persists: ``<twin>/.lunco/runtime/<scene path>``."""
+        return self.root / ".lunco" / "runtime" / self.relative(scene)
+
+
+@dataclass
+class OpenResult:
+    """What an entry point opened: the twin, the scene to compose (or None) and why."""
+
+    twin: Twin
+    scene: Path | None
+    preview: bool = False  # an isolated preview of a library file
+    reason: str = ""  # why there is no scene, when there is none
+
+
+def load_twin(folder: str | Path, lunco_root: Path | None = None) -> Twin:
+    """A twin from a folder: with its manifest when present, else a folder twin."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise DiagnosticError(Diagnostic("error", "twin-not-a-folder", f"{folder} is not a folder", layer=str(folder), source="twin"))
+    manifest_path = folder / MANIFEST_NAME
+    manifest = load_manifest(manifest_path) if manifest_path.exists() else None
+    roots = AssetRoots(twin_root=folder, lunco_root=lunco_root or default_lunco_root())
+    twin = Twin(root=folder, manifest=manifest, roots=roots)
+    if manifest and manifest.default_scene and not twin.default_scene.exists():
+        twin.diagnostics.append(
+            Diagnostic("error", "twin-default-scene-missing",
+                       f"default_scene '{manifest.default_scene}' does not exist", layer=str(manifest_path), source="twin")
+        )
+    return twin
+
+
+def open_path(path: str | Path, lunco_root: Path | None = None, *, preview: str | Path | None = None) -> OpenResult:
+    """Apply the entry-point rules to a folder, a twin or a loose scene file."""
+    path = Path(path).resolve()
+    if path.is_file():
+        if path.name == MANIFEST_NAME:
+            return open_path(path.parent, lunco_root)
+        if path.suffix not in USD_SUFFIXES:
+            raise DiagnosticError(Diagnostic("error", "twin-not-a-scene", f"{path} is not a USD file", layer=str(path), source="twin"))
+        # a loose scene: the nearest folder with a manifest owns it, else its own folder
+        owner = next((p for p in path.parents if (p / MANIFEST_NAME).exists()), path.parent)
+        twin = load_twin(owner, lunco_root)
+        return OpenResult(twin=twin, scene=path)
+    if not path.exists():
+        raise DiagnosticError(Diagnostic("error", "twin-not-found", f"{path} does not exist", layer=str(path), source="twin"))
+    twin = load_twin(path, lunco_root)
+    if preview is not None:
+        return OpenResult(twin=twin, scene=Path(preview).resolve(), preview=True)
+    if twin.manifest is None:
+        return OpenResult(twin=twin, scene=None, reason="folder without twin.toml: no scene selected; open a USD file to preview it")
+    if twin.default_scene is None:
+        return OpenResult(twin=twin, scene=None, reason="no scene selected: twin.toml has no [usd] default_scene")
+    return OpenResult(twin=twin, scene=twin.default_scene)

@@ -1,0 +1,1 @@
+"""USD: stage composition with diagnostics, the three-layer document, typed ops and the journal."""

@@ -1,0 +1,277 @@
+"""Compose a scene: resolve URIs, refuse escapes, keep partial stages, report what is missing.
+
+Policy (the composition rules): a missing sublayer, reference or payload keeps everything that did
+resolve and records, in authored order, a warning naming the referring layer and the dependency;
+``reject_scene`` turns those into a failed open listing the pairs. A malformed layer is an error
+with file and line. An escaping asset path is refused (its layer is muted) with an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pxr import Ar, Sdf, Tf, Usd
+
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.twin.roots import AssetRoots
+
+_OPEN_ASSET_RE = re.compile(
+    r"Could not open asset @(?P<dep>[^@]*)@ for (?P<arc>\w+) introduced by @(?P<layer>[^@]*)@(?:<(?P<path>[^>]*)>)?"
+)
+_SUBLAYER_RE = re.compile(r"Could not load sublayer @(?P<dep>[^@]*)@ of layer @(?P<layer>[^@]*)@")
+_PARSE_RE = re.compile(r"(?P<file>/[^\s:]*(?::/[^\s:]*)?|[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)", re.S)
+
+
+class CompositionRejected(DiagnosticError):
+    """``composition_policy = reject_scene`` and at least one arc did not resolve."""
+
+
+@dataclass
+class ComposedStage:
+    """A composed stage and everything composition had to say about it."""
+
+    stage: Usd.Stage
+    roots: AssetRoots
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)  # (referring layer, dependency)
+    refused_layers: list[str] = field(default_factory=list)
+
+
+def uri_display(asset: str) -> str:
+    """``lunco:/a/b.usda`` (the search-path form) back to ``lunco://a/b.usda``."""
+    for scheme in ("lunco", "twin"):
+        if asset.startswith(f"{scheme}:/") and not asset.startswith(f"{scheme}://"):
+            return f"{scheme}://" + asset[len(scheme) + 2 :]
+    return asset
+
+
+def layer_display(identifier: str, roots: AssetRoots) -> str:
+    """A readable layer name: the real file path, or the URI form for mounted layers."""
+    shown = uri_display(identifier)
+    if "://" in shown:
+        return shown
+    return shown
+
+
+def parse_layer_error(text: str) -> tuple[str | None, int | None, int | None, str]:
+    """Pull ``file:line:col: message`` out of a USD parser error."""
+    for chunk in reversed(text.split(" -- ")):
+        m = _PARSE_RE.search(chunk.strip().strip("'"))
+        if m:
+            msg = m.group("msg").strip().rstrip("'").strip()
+            msg = msg.split("\n")[0].rstrip(";").strip()
+            file = m.group("file")
+            if os.path.exists(file):
+                file = os.path.realpath(file)
+            return file, int(m.group("line")), int(m.group("col")), msg
+    return None, None, None, text.strip()
+
+
+def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
+    """Open one layer file; a malformed file raises :class:`DiagnosticError` with file and line."""
+    path = str(path)
+    try:
+        with Ar.ResolverContextBinder(roots.resolver_context()), Tf.DiagnosticTrap() as trap:
+            layer = Sdf.Layer.FindOrOpen(path)
+            trap.Clear()
+    except Tf.ErrorException as exc:
+        file, line, col, msg = parse_layer_error(str(exc))
+        raise DiagnosticError(
+            Diagnostic("error", "usd-malformed-layer", f"malformed layer: {msg}", layer=file or path, line=line, column=col, source="usd")
+        ) from exc
+    if layer is None:
+        raise DiagnosticError(Diagnostic("error", "usd-layer-missing", f"cannot open layer {path}: no such file", layer=path, source="usd"))
+    return layer
+
+
+def _listop_items(listop) -> list:
+    items = []
+    for part in (listop.explicitItems, listop.prependedItems, listop.appendedItems, listop.addedItems):
+        items.extend(part)
+    return items
+
+
+def authored_dependencies(layer: Sdf.Layer) -> list[str]:
+    """Asset paths of sublayers, references and payloads, in authored (namespace) order."""
+    deps: list[str] = list(layer.subLayerPaths)
+
+    def visit(spec) -> None:
+        for ref in _listop_items(spec.referenceList):
+            if ref.assetPath:
+                deps.append(ref.assetPath)
+        for pay in _listop_items(spec.payloadList):
+            if pay.assetPath:
+                deps.append(pay.assetPath)
+        for vset in spec.variantSets.values():
+            for variant in vset.variants.values():
+                visit(variant.primSpec)
+        for child in spec.nameChildren:
+            visit(child)
+
+    for root in layer.rootPrims:
+        visit(root)
+    seen: set[str] = set()
+    return [d for d in deps if not (d in seen or seen.add(d))]
+
+
+def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[str, str]], list[Diagnostic], list[tuple[str, str]]]:
+    """Depth-first walk of the layer closure in authored order.
+
+    Returns the authored order of (referring real path, dependency) pairs, escape diagnostics,
+    and the (anchor identifier, authored path) pairs that were refused.
+    """
+    order: list[tuple[str, str]] = []
+    problems: list[Diagnostic] = []
+    refused: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    resolver = Ar.GetResolver()
+
+    def visit(layer: Sdf.Layer) -> None:
+        if layer.identifier in seen:
+            return
+        seen.add(layer.identifier)
+        anchor = layer.realPath or layer.identifier
+        for dep in authored_dependencies(layer):
+            order.append((layer.identifier, dep))
+            check = roots.check(dep, anchor, layer=layer_display(layer.identifier, roots))
+            if check.refused:
+                problems.append(check.diagnostic)
+                refused.append((layer.identifier, dep))
+                continue
+            ident = resolver.CreateIdentifier(dep, Ar.ResolvedPath(layer.resolvedPath or anchor))
+            try:
+                with Tf.DiagnosticTrap() as trap:
+                    child = Sdf.Layer.FindOrOpen(ident)
+                    trap.Clear()
+            except Tf.ErrorException:
+                continue  # malformed: reported by composition with file and line
+            if child is not None:
+                visit(child)
+
+    with Ar.ResolverContextBinder(roots.resolver_context()):
+        visit(root)
+    return order, problems, refused
+
+
+def compose(
+    path: str | Path,
+    roots: AssetRoots,
+    *,
+    policy: str = "allow_partial",
+    session_layer: Sdf.Layer | None = None,
+    root_layer: Sdf.Layer | None = None,
+) -> ComposedStage:
+    """Open ``path`` as a stage under ``roots`` and collect its composition diagnostics."""
+    path = Path(path)
+    root = root_layer or open_layer(path, roots)
+    root_name = str(path)
+    order, problems, refused = _walk_dependencies(root, roots)
+    ctx = roots.resolver_context()
+    with Ar.ResolverContextBinder(ctx), Tf.DiagnosticTrap() as trap:
+        if session_layer is not None:
+            stage = Usd.Stage.Open(root, session_layer, ctx, Usd.Stage.LoadAll)
+        else:
+            stage = Usd.Stage.Open(root, ctx, Usd.Stage.LoadAll)
+        # mute what was refused, then every used layer living outside the roots
+        muted: list[str] = []
+        resolver = Ar.GetResolver()
+        for anchor_id, dep in refused:
+            anchor_layer = Sdf.Layer.Find(anchor_id)
+            base = anchor_layer.resolvedPath if anchor_layer is not None else anchor_id
+            muted.append(resolver.CreateIdentifier(dep, Ar.ResolvedPath(str(base))))
+        for layer in stage.GetUsedLayers():
+            if layer.anonymous or not layer.realPath:
+                continue
+            if not roots.contains(layer.realPath) and layer.identifier != root.identifier:
+                muted.append(layer.identifier)
+                problems.append(
+                    Diagnostic("error", "asset-escape-link",
+                               f"layer {layer.realPath} lies outside the allowed roots; refused",
+                               layer=layer_display(layer.identifier, roots), source="twin")
+                )
+        if muted:
+            stage.MuteAndUnmuteLayers(sorted(set(muted)), [])
+        errors = list(stage.GetCompositionErrors())
+        trap.Clear()
+
+    refused_deps = {uri_display(d) for _, d in refused}
+    missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
+    malformed: list[Diagnostic] = []
+    for err in errors:
+        text = str(err).strip()
+        m = _OPEN_ASSET_RE.search(text) or _SUBLAYER_RE.search(text)
+        if not m:
+            malformed.append(Diagnostic("error", "usd-composition-error", text, layer=root_name, source="usd"))
+            continue
+        dep = uri_display(m.group("dep"))
+        referring = layer_display(m.group("layer"), roots)
+        kind = m.groupdict().get("arc") or "sublayer"
+        if dep in refused_deps or any(dep.endswith(p.split("://")[-1].lstrip("./")) for p in refused_deps if "../" in p):
+            continue
+        if " -- " in text:
+            file, line, col, msg = parse_layer_error(text)
+            malformed.append(
+                Diagnostic("error", "usd-malformed-layer",
+                           f"{kind} @{dep}@ of {referring} is malformed: {msg}",
+                           layer=file or dep, line=line, column=col, path=m.groupdict().get("path") or "", source="usd")
+            )
+            continue
+        missing.append((referring, dep, kind))
+
+    # authored order: position of (referring, dependency) in the dependency walk
+    def rank(item: tuple[str, str, str]) -> int:
+        layer, dep, _ = item
+        for i, (lid, d) in enumerate(order):
+            if uri_display(d) == dep or d == dep:
+                if layer_display(lid, roots) == layer or lid.endswith(layer) or layer.endswith(Path(lid).name):
+                    return i
+        for i, (_, d) in enumerate(order):
+            if uri_display(d).split("://")[-1].lstrip("./") == dep.split("://")[-1].lstrip("./"):
+                return i
+        return len(order)
+
+    missing.sort(key=rank)
+    # de-duplicate (the same arc is reported once per prim that composes it)
+    seen: set[tuple[str, str]] = set()
+    pairs: list[tuple[str, str]] = []
+    diags: list[Diagnostic] = list(problems) + malformed
+    for layer, dep, kind in missing:
+        if (layer, dep) in seen:
+            continue
+        seen.add((layer, dep))
+        pairs.append((layer, dep))
+        diags.append(
+            Diagnostic("warning" if policy == "allow_partial" else "error", "usd-missing-arc",
+                       f"missing {kind} @{dep}@ referred to by {layer}", layer=layer, source="usd",
+                       data={"dependency": dep, "arc": kind})
+        )
+    if policy == "reject_scene" and pairs:
+        listing = "; ".join(f"{lay} -> @{dep}@" for lay, dep in pairs)
+        raise CompositionRejected(
+            [Diagnostic("error", "usd-scene-rejected",
+                        f"composition_policy reject_scene: {len(pairs)} arc(s) did not resolve: {listing}",
+                        layer=root_name, source="usd", data={"missing": pairs})] + diags
+        )
+    diags.extend(stage_metadata_diagnostics(stage, root_name))
+    return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs, refused_layers=[d for _, d in refused])
+
+
+def stage_metadata_diagnostics(stage: Usd.Stage, layer_name: str) -> list[Diagnostic]:
+    """defaultPrim / upAxis / metersPerUnit missing, and a stage with nothing on it."""
+    out: list[Diagnostic] = []
+    root = stage.GetRootLayer()
+    if not root.HasDefaultPrim():
+        out.append(Diagnostic("warning", "stage-missing-default-prim", "layer has no defaultPrim", layer=layer_name, source="usd"))
+    elif not stage.GetDefaultPrim():
+        out.append(Diagnostic("error", "stage-default-prim-invalid",
+                              f"defaultPrim '{root.defaultPrim}' names no prim on the stage", layer=layer_name, source="usd"))
+    if not root.pseudoRoot.HasInfo("upAxis"):
+        out.append(Diagnostic("warning", "stage-missing-up-axis", "layer has no upAxis", layer=layer_name, source="usd"))
+    if not root.pseudoRoot.HasInfo("metersPerUnit"):
+        out.append(Diagnostic("warning", "stage-missing-meters-per-unit", "layer has no metersPerUnit", layer=layer_name, source="usd"))
+    if not any(True for _ in stage.GetPseudoRoot().GetChildren()):
+        out.append(Diagnostic("warning", "stage-empty", "the composed stage holds no prims", layer=layer_name, source="usd"))
+    return out

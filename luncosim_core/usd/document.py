@@ -1,0 +1,180 @@
+"""``UsdDocument``: one composed stage over three layers, edited only through typed ops.
+
+Layers, weakest to strongest: **base** (the source file; saved), **runtime** (durable edits kept
+out of the source, persisted to ``<twin>/.lunco/runtime/<scene>`` when the twin asks), **view**
+(disposable presentation; never saved, never journaled). The base layer is the stage's root layer;
+runtime and view are sublayers of the session layer, so they compose stronger than the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from psygnal import Signal
+from pxr import Sdf, Usd
+
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.fsutil import atomic_write_text
+from luncosim_core.twin.roots import AssetRoots
+from luncosim_core.usd.compose import compose, open_layer
+from luncosim_core.usd.journal import Journal
+from luncosim_core.usd.ops import Op, OpError
+
+
+class ExternalChangeConflict(DiagnosticError):
+    """The file changed on disk while the document has unsaved edits."""
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    mtime_ns: int
+    size: int
+    digest: str
+
+    @staticmethod
+    def of(path: Path) -> FileStamp | None:
+        try:
+            st = path.stat()
+            return FileStamp(st.st_mtime_ns, st.st_size, hashlib.sha256(path.read_bytes()).hexdigest())
+        except FileNotFoundError:
+            return None
+
+
+class UsdDocument:
+    """A scene document: composed stage, typed ops, shared journal, atomic save."""
+
+    changed = Signal(object)  # the op (or inverse) just applied
+    saved = Signal(str)
+    reloaded = Signal()
+
+    def __init__(
+        self,
+        scene: str | Path,
+        roots: AssetRoots,
+        *,
+        policy: str = "allow_partial",
+        runtime_sidecar: Path | None = None,
+        persist_runtime: bool = False,
+    ) -> None:
+        self.path = Path(scene).resolve()
+        self.roots = roots
+        self.policy = policy
+        self.runtime_sidecar = runtime_sidecar
+        self.persist_runtime = persist_runtime and runtime_sidecar is not None
+        self.journal = Journal()
+        self.diagnostics: list[Diagnostic] = []
+        self._stamp: FileStamp | None = None
+        self._runtime_saved_text = ""
+        self._open()
+
+    # -- building ----------------------------------------------------------------------
+    def _open(self) -> None:
+        self.view = Sdf.Layer.CreateAnonymous("view.usda")
+        self.runtime = Sdf.Layer.CreateAnonymous("runtime.usda")
+        if self.persist_runtime and self.runtime_sidecar and self.runtime_sidecar.exists():
+            text = self.runtime_sidecar.read_text(encoding="utf-8")
+            if not self.runtime.ImportFromString(text):
+                raise DiagnosticError(
+                    Diagnostic("error", "usd-malformed-layer", "runtime sidecar is malformed", layer=str(self.runtime_sidecar), source="usd")
+                )
+        self._runtime_saved_text = self.runtime.ExportToString()
+        self.session = Sdf.Layer.CreateAnonymous("session.usda")
+        self.session.subLayerPaths = [self.view.identifier, self.runtime.identifier]
+        base = open_layer(self.path, self.roots)
+        if base.dirty:  # a cached, edited layer from an earlier document: start from disk
+            base.Reload(True)
+        self.base = base
+        composed = compose(self.path, self.roots, policy=self.policy, session_layer=self.session, root_layer=base)
+        self.stage: Usd.Stage = composed.stage
+        self.stage.SetEditTarget(Usd.EditTarget(self.base))
+        self.diagnostics = composed.diagnostics
+        self.missing = composed.missing
+        self._stamp = FileStamp.of(self.path)
+
+    def layer_for(self, target: str) -> Sdf.Layer:
+        if target == "base":
+            return self.base
+        if target == "runtime":
+            return self.runtime
+        raise OpError(Diagnostic("error", "op-target", f"unknown edit target {target!r} (use base or runtime)", source="usd"))
+
+    # -- editing -----------------------------------------------------------------------
+    def apply(self, op: Op) -> Op:
+        """Apply a typed op, journal it, return its inverse. Raises :class:`OpError`."""
+        inverse = op.apply(self)
+        self.journal.record(op, inverse)
+        self.changed.emit(op)
+        return inverse
+
+    def undo(self) -> bool:
+        entry = self.journal.undo(lambda inv: inv.apply(self))
+        if entry is not None:
+            self.changed.emit(entry.inverse)
+        return entry is not None
+
+    def redo(self) -> bool:
+        entry = self.journal.redo(lambda op: op.apply(self))
+        if entry is not None:
+            self.changed.emit(entry.op)
+        return entry is not None
+
+    def set_view(self, path: str, name: str, value, type_name: str) -> None:
+        """Write disposable presentation into the view layer (never journaled, never saved)."""
+        with Usd.EditContext(self.stage, self.view):
+            prim = self.stage.OverridePrim(path)
+            attr = prim.GetAttribute(name) or prim.CreateAttribute(name, Sdf.ValueTypeNames.Find(type_name))
+            attr.Set(value)
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        """Unsaved edits in the base layer or (when persisted) in the runtime layer."""
+        return self.base.dirty or (self.persist_runtime and self.runtime.ExportToString() != self._runtime_saved_text)
+
+    def external_change(self) -> bool:
+        """True when the source file on disk differs from what this document last read or wrote."""
+        return FileStamp.of(self.path) != self._stamp
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self, *, overwrite_external: bool = False) -> None:
+        """Write the base layer atomically (and the runtime sidecar when persisted)."""
+        if self.base.dirty and self.external_change() and not overwrite_external:
+            raise ExternalChangeConflict(
+                Diagnostic("error", "usd-external-change",
+                           f"{self.path} changed on disk since it was opened; reload or save with overwrite",
+                           layer=str(self.path), source="usd")
+            )
+        if self.base.dirty:
+            atomic_write_text(self.path, self.base.ExportToString())
+            self.base.Reload(True)  # the layer now matches the file: clean
+            self._stamp = FileStamp.of(self.path)
+        if self.persist_runtime and self.runtime_sidecar is not None:
+            rt = self.runtime.ExportToString()
+            atomic_write_text(self.runtime_sidecar, rt)
+            self._runtime_saved_text = rt
+        self.saved.emit(str(self.path))
+
+    def reload(self, *, discard: bool = False) -> None:
+        """Rebuild everything from source. A dirty document needs ``discard=True``."""
+        if self.dirty and not discard:
+            raise ExternalChangeConflict(
+                Diagnostic("error", "usd-unsaved-edits", f"{self.path} has unsaved edits; reload would lose them", layer=str(self.path), source="usd")
+            )
+        self.base.Reload(True)
+        self.journal.clear()
+        self._open()
+        self.reloaded.emit()
+
+    def export_layers(self) -> dict[str, str]:
+        """Text of base and runtime layers (what undo must restore byte-for-byte)."""
+        return {"base": self.base.ExportToString(), "runtime": self.runtime.ExportToString()}
+
+    def __repr__(self) -> str:
+        return f"UsdDocument({self.path}, dirty={self.dirty})"
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if os.path.exists(path) else ""

@@ -1,0 +1,564 @@
+"""Typed document operations.
+
+Every op names its edit target (``base`` or ``runtime``), checks its preconditions against the
+composed stage before touching anything (a failure raises :class:`OpError` and changes nothing),
+and returns its exact inverse (:class:`RestoreSpecs`) when applied. Ops are immutable values: the
+journal stores them, panels and scripts create them, nobody mutates them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pxr import Sdf, Usd, UsdGeom
+
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.usd.snapshots import SpecSnapshot, top_missing_prim
+
+EDIT_TARGETS = ("base", "runtime")
+
+
+class OpError(DiagnosticError):
+    """An op's precondition failed; nothing was changed."""
+
+
+def _fail(op: Op, message: str, path: str = "") -> OpError:
+    return OpError(Diagnostic("error", f"op-{op.kind}", message, path=path or getattr(op, "path", ""), source="usd"))
+
+
+class DocumentAccess:
+    """What an op needs from the document: the composed stage and the target layers."""
+
+    stage: Usd.Stage
+
+    def layer_for(self, target: str) -> Sdf.Layer:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Op:
+    """Base of every typed op."""
+
+    kind: ClassVar[str] = "op"
+    target: str = field(default="base", kw_only=True)
+
+    def label(self) -> str:
+        return self.kind
+
+    # preflight + apply; returns the inverse
+    def apply(self, doc: DocumentAccess) -> Op:
+        if self.target not in EDIT_TARGETS:
+            raise _fail(self, f"unknown edit target {self.target!r} (use base or runtime)")
+        self.check(doc)
+        layer = doc.layer_for(self.target)
+        snapshots = self.capture(doc, layer)
+        with Usd.EditContext(doc.stage, layer):
+            self.do(doc, layer)
+        return RestoreSpecs(snapshots=tuple(snapshots), target=self.target, undoes=self.label())
+
+    def check(self, doc: DocumentAccess) -> None:
+        """Raise :class:`OpError` when the op cannot apply."""
+
+    def capture(self, doc: DocumentAccess, layer: Sdf.Layer) -> list[SpecSnapshot]:
+        raise NotImplementedError
+
+    def do(self, doc: DocumentAccess, layer: Sdf.Layer) -> None:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _prim(op: Op, doc: DocumentAccess, path: str) -> Usd.Prim:
+    if not path or not Sdf.Path.IsValidPathString(path) or not Sdf.Path(path).IsPrimPath():
+        raise _fail(op, f"'{path}' is not a valid prim path", path)
+    prim = doc.stage.GetPrimAtPath(path)
+    if not prim:
+        raise _fail(op, f"no prim at {path}", path)
+    return prim
+
+
+def _capture_property(layer: Sdf.Layer, prim_path: str, name: str) -> list[SpecSnapshot]:
+    prop_path = Sdf.Path(prim_path).AppendProperty(name)
+    missing = top_missing_prim(layer, prop_path)
+    if missing is not None:
+        return [SpecSnapshot.absent(missing)]
+    return [SpecSnapshot.capture_fields(layer, prop_path)]
+
+
+def _capture_prim_fields(layer: Sdf.Layer, prim_path: str) -> list[SpecSnapshot]:
+    missing = top_missing_prim(layer, Sdf.Path(prim_path))
+    if missing is not None:
+        return [SpecSnapshot.absent(missing)]
+    return [SpecSnapshot.capture_fields(layer, prim_path)]
+
+
+def _value_type(op: Op, type_name: str) -> Sdf.ValueTypeName:
+    vt = Sdf.ValueTypeNames.Find(type_name)
+    if not vt:
+        raise _fail(op, f"unknown USD value type '{type_name}'")
+    return vt
+
+
+# ---------------------------------------------------------------------------------- ops
+@dataclass(frozen=True)
+class RestoreSpecs(Op):
+    """The inverse of an op: put specs back exactly as they were."""
+
+    kind: ClassVar[str] = "restore"
+    snapshots: tuple[SpecSnapshot, ...] = ()
+    undoes: str = ""
+
+    def label(self) -> str:
+        return f"undo {self.undoes}"
+
+    def apply(self, doc: DocumentAccess) -> Op:
+        layer = doc.layer_for(self.target)
+        redo_snaps = [
+            SpecSnapshot.capture_subtree(layer, s.path) if (s.whole or not Sdf.Path(s.path).IsPropertyPath()) and not s.fields
+            else SpecSnapshot.capture_fields(layer, s.path)
+            for s in self.snapshots
+        ]
+        with Sdf.ChangeBlock():
+            for snap in reversed(self.snapshots):
+                snap.restore(layer)
+        return RestoreSpecs(snapshots=tuple(redo_snaps), target=self.target, undoes=self.undoes)
+
+
+@dataclass(frozen=True)
+class SetAttribute(Op):
+    """Author an attribute value; an existing attribute keeps its authored type."""
+
+    kind: ClassVar[str] = "set-attribute"
+    path: str = ""
+    name: str = ""
+    value: Any = None
+    type_name: str | None = None  # required only when the attribute does not exist yet
+
+    def label(self) -> str:
+        return f"set {self.path}.{self.name}"
+
+    def check(self, doc: DocumentAccess) -> None:
+        prim = _prim(self, doc, self.path)
+        if not Sdf.Path.IsValidNamespacedIdentifier(self.name):
+            raise _fail(self, f"'{self.name}' is not a valid attribute name")
+        attr = prim.GetAttribute(self.name)
+        if prim.GetRelationship(self.name):
+            raise _fail(self, f"{self.path}.{self.name} is a relationship, not an attribute")
+        if not attr and not self.type_name:
+            raise _fail(self, f"{self.path} has no attribute '{self.name}'; give type_name to create it")
+        vt = attr.GetTypeName() if attr else _value_type(self, self.type_name or "")
+        if self.type_name and attr and _value_type(self, self.type_name) != attr.GetTypeName():
+            raise _fail(self, f"{self.path}.{self.name} is authored as {attr.GetTypeName()}, not {self.type_name}")
+        try:
+            Sdf.ValueTypeNames.Find(str(vt))  # type exists
+            _coerce(vt, self.value)
+        except (TypeError, ValueError) as exc:
+            raise _fail(self, f"value {self.value!r} does not fit {self.path}.{self.name} ({vt}): {exc}") from exc
+
+    def capture(self, doc, layer):
+        return _capture_property(layer, self.path, self.name)
+
+    def do(self, doc, layer):
+        prim = doc.stage.GetPrimAtPath(self.path)
+        attr = prim.GetAttribute(self.name)
+        vt = attr.GetTypeName() if attr else Sdf.ValueTypeNames.Find(self.type_name)
+        if not attr or not layer.GetPropertyAtPath(attr.GetPath()):
+            attr = prim.CreateAttribute(self.name, vt)
+        attr.Set(_coerce(vt, self.value))
+
+
+def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
+    """Check and convert a Python value to the value type (raises TypeError/ValueError)."""
+    py = vt.type.pythonClass
+    scalar = str(vt.scalarType)
+    if vt.isArray:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError("expected a list")
+        return py(value) if py is not None else value
+    if scalar == "bool":
+        if not isinstance(value, bool):
+            raise TypeError("expected a bool")
+        return value
+    if scalar in ("int", "int64", "uint", "uint64", "uchar"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise TypeError("expected an integer")
+        limits = {"int": 2**31, "uint": 2**32, "int64": 2**63, "uint64": 2**64, "uchar": 256}
+        hi = limits[scalar]
+        lo = 0 if scalar.startswith("u") else -hi
+        if not lo <= value < hi:
+            raise ValueError(f"{value} does not fit {scalar}")
+        return value
+    if scalar in ("float", "double", "half"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError("expected a number")
+        import math
+
+        if not math.isfinite(float(value)):
+            raise ValueError("non-finite value")
+        return float(value)
+    if scalar in ("string", "token"):
+        if not isinstance(value, str):
+            raise TypeError("expected a string")
+        return value
+    if scalar == "asset":
+        return Sdf.AssetPath(str(value))
+    if py is not None and isinstance(value, (list, tuple)):
+        import math
+
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+            raise ValueError("expected finite numbers")
+        return py(*value)
+    return value
+
+
+@dataclass(frozen=True)
+class SetConnection(Op):
+    """Author ``<consumer>.<name>.connect = [sources]``; every source must exist."""
+
+    kind: ClassVar[str] = "set-connection"
+    path: str = ""
+    name: str = ""
+    sources: tuple[str, ...] = ()
+    type_name: str = "float"
+
+    def label(self) -> str:
+        return f"wire {self.path}.{self.name}"
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        if not Sdf.Path.IsValidNamespacedIdentifier(self.name):
+            raise _fail(self, f"'{self.name}' is not a valid property name")
+        _value_type(self, self.type_name)
+        for src in self.sources:
+            if not Sdf.Path.IsValidPathString(src) or not Sdf.Path(src).IsPropertyPath():
+                raise _fail(self, f"source '{src}' is not a property path (/Prim.outputs:name)")
+            sp = Sdf.Path(src)
+            src_prim = doc.stage.GetPrimAtPath(sp.GetPrimPath())
+            if not src_prim:
+                raise _fail(self, f"source prim {sp.GetPrimPath()} does not exist")
+            if not src_prim.GetAttribute(sp.name):
+                raise _fail(self, f"source {src} does not exist (declare {sp.name} on {sp.GetPrimPath()})")
+
+    def capture(self, doc, layer):
+        return _capture_property(layer, self.path, self.name)
+
+    def do(self, doc, layer):
+        prim = doc.stage.GetPrimAtPath(self.path)
+        attr = prim.GetAttribute(self.name)
+        if not attr:
+            attr = prim.CreateAttribute(self.name, Sdf.ValueTypeNames.Find(self.type_name))
+        elif not layer.GetPropertyAtPath(attr.GetPath()):
+            attr = prim.CreateAttribute(self.name, attr.GetTypeName())
+        attr.SetConnections([Sdf.Path(s) for s in self.sources])
+
+
+@dataclass(frozen=True)
+class AddPrim(Op):
+    kind: ClassVar[str] = "add-prim"
+    path: str = ""
+    type_name: str = "Xform"
+    specifier: str = "def"
+
+    def label(self) -> str:
+        return f"add {self.path}"
+
+    def check(self, doc):
+        if not Sdf.Path.IsValidPathString(self.path) or not Sdf.Path(self.path).IsPrimPath():
+            raise _fail(self, f"'{self.path}' is not a valid prim path")
+        if doc.stage.GetPrimAtPath(self.path):
+            raise _fail(self, f"a prim already exists at {self.path}")
+        parent = Sdf.Path(self.path).GetParentPath()
+        if parent != Sdf.Path.absoluteRootPath and not doc.stage.GetPrimAtPath(parent):
+            raise _fail(self, f"parent {parent} does not exist")
+        if self.specifier not in ("def", "over", "class"):
+            raise _fail(self, f"unknown specifier {self.specifier!r}")
+
+    def capture(self, doc, layer):
+        missing = top_missing_prim(layer, Sdf.Path(self.path))
+        return [SpecSnapshot.absent(missing or self.path)] if missing else [SpecSnapshot.capture_subtree(layer, self.path)]
+
+    def do(self, doc, layer):
+        if self.specifier == "def":
+            doc.stage.DefinePrim(self.path, self.type_name)
+        elif self.specifier == "over":
+            doc.stage.OverridePrim(self.path)
+        else:
+            prim = doc.stage.CreateClassPrim(self.path)
+            if self.type_name:
+                prim.SetTypeName(self.type_name)
+
+
+@dataclass(frozen=True)
+class RemovePrim(Op):
+    """Remove the prim's spec (and everything below it) from the edit target layer."""
+
+    kind: ClassVar[str] = "remove-prim"
+    path: str = ""
+
+    def label(self) -> str:
+        return f"remove {self.path}"
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        if not doc.layer_for(self.target).GetPrimAtPath(self.path):
+            raise _fail(self, f"{self.path} has no opinion in the {self.target} layer (it comes from a reference or another layer)")
+
+    def capture(self, doc, layer):
+        return [SpecSnapshot.capture_subtree(layer, self.path)]
+
+    def do(self, doc, layer):
+        edit = Sdf.BatchNamespaceEdit()
+        edit.Add(Sdf.NamespaceEdit.Remove(self.path))
+        if not layer.Apply(edit):
+            raise _fail(self, f"cannot remove {self.path}")
+
+
+@dataclass(frozen=True)
+class MovePrim(Op):
+    """Rename and/or reparent a prim's spec in the edit target layer."""
+
+    kind: ClassVar[str] = "move-prim"
+    path: str = ""
+    new_path: str = ""
+
+    def label(self) -> str:
+        return f"move {self.path} -> {self.new_path}"
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        layer = doc.layer_for(self.target)
+        if not layer.GetPrimAtPath(self.path):
+            raise _fail(self, f"{self.path} has no opinion in the {self.target} layer")
+        if not Sdf.Path.IsValidPathString(self.new_path) or not Sdf.Path(self.new_path).IsPrimPath():
+            raise _fail(self, f"'{self.new_path}' is not a valid prim path")
+        if doc.stage.GetPrimAtPath(self.new_path) or layer.GetPrimAtPath(self.new_path):
+            raise _fail(self, f"{self.new_path} already exists")
+        new_parent = Sdf.Path(self.new_path).GetParentPath()
+        if new_parent.HasPrefix(Sdf.Path(self.path)):
+            raise _fail(self, f"cannot move {self.path} under itself")
+        if new_parent != Sdf.Path.absoluteRootPath and not layer.GetPrimAtPath(new_parent):
+            raise _fail(self, f"new parent {new_parent} has no spec in the {self.target} layer")
+
+    def capture(self, doc, layer):
+        return [SpecSnapshot.capture_subtree(layer, self.path), SpecSnapshot.absent(self.new_path)]
+
+    def do(self, doc, layer):
+        new = Sdf.Path(self.new_path)
+        edit = Sdf.BatchNamespaceEdit()
+        if new.GetParentPath() == Sdf.Path(self.path).GetParentPath():
+            edit.Add(Sdf.NamespaceEdit.Rename(self.path, new.name))
+        else:
+            edit.Add(Sdf.NamespaceEdit.ReparentAndRename(self.path, new.GetParentPath(), new.name, -1))
+        if not layer.Apply(edit):
+            raise _fail(self, f"cannot move {self.path} to {self.new_path}")
+
+
+def RenamePrim(path: str, new_name: str, *, target: str = "base") -> MovePrim:  # noqa: N802
+    """A rename is a move within the same parent."""
+    return MovePrim(path=path, new_path=str(Sdf.Path(path).GetParentPath().AppendChild(new_name)), target=target)
+
+
+@dataclass(frozen=True)
+class SetVariantSelection(Op):
+    kind: ClassVar[str] = "set-variant"
+    path: str = ""
+    variant_set: str = ""
+    selection: str = ""
+
+    def label(self) -> str:
+        return f"variant {self.path} {self.variant_set}={self.selection}"
+
+    def check(self, doc):
+        prim = _prim(self, doc, self.path)
+        vsets = prim.GetVariantSets()
+        if not vsets.HasVariantSet(self.variant_set):
+            raise _fail(self, f"{self.path} has no variant set '{self.variant_set}' (has: {', '.join(vsets.GetNames()) or 'none'})")
+        names = vsets.GetVariantSet(self.variant_set).GetVariantNames()
+        if self.selection and self.selection not in names:
+            raise _fail(self, f"variant set '{self.variant_set}' has no variant '{self.selection}' (has: {', '.join(names)})")
+
+    def capture(self, doc, layer):
+        return _capture_prim_fields(layer, self.path)
+
+    def do(self, doc, layer):
+        vset = doc.stage.GetPrimAtPath(self.path).GetVariantSets().GetVariantSet(self.variant_set)
+        if self.selection:
+            vset.SetVariantSelection(self.selection)
+        else:
+            vset.ClearVariantSelection()
+
+
+@dataclass(frozen=True)
+class SetTransform(Op):
+    """Author translate / rotateXYZ (degrees) / scale ops; the op order is translate, rotate, scale."""
+
+    kind: ClassVar[str] = "set-transform"
+    path: str = ""
+    translate: tuple[float, float, float] | None = None
+    rotate_xyz: tuple[float, float, float] | None = None
+    scale: tuple[float, float, float] | None = None
+
+    def label(self) -> str:
+        return f"transform {self.path}"
+
+    _OPS = (("translate", "xformOp:translate"), ("rotate_xyz", "xformOp:rotateXYZ"), ("scale", "xformOp:scale"))
+
+    def check(self, doc):
+        prim = _prim(self, doc, self.path)
+        if not prim.IsA(UsdGeom.Xformable):
+            raise _fail(self, f"{self.path} ({prim.GetTypeName() or 'typeless'}) is not transformable")
+        import math
+
+        for field_name, _ in self._OPS:
+            v = getattr(self, field_name)
+            if v is not None and (len(v) != 3 or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in v)):
+                raise _fail(self, f"{field_name} must be three finite numbers, got {v!r}")
+
+    def capture(self, doc, layer):
+        snaps: list[SpecSnapshot] = []
+        missing = top_missing_prim(layer, Sdf.Path(self.path))
+        if missing is not None:
+            return [SpecSnapshot.absent(missing)]
+        for field_name, attr in self._OPS:
+            if getattr(self, field_name) is not None:
+                snaps += _capture_property(layer, self.path, attr)
+        snaps += _capture_property(layer, self.path, "xformOpOrder")
+        return snaps
+
+    def do(self, doc, layer):
+        prim = doc.stage.GetPrimAtPath(self.path)
+        xf = UsdGeom.Xformable(prim)
+        order = list(prim.GetAttribute("xformOpOrder").Get() or []) if prim.GetAttribute("xformOpOrder") else []
+        for field_name, attr_name in self._OPS:
+            value = getattr(self, field_name)
+            if value is None:
+                continue
+            attr = prim.GetAttribute(attr_name)
+            vt = attr.GetTypeName() if attr else Sdf.ValueTypeNames.Double3
+            if not attr or not layer.GetPropertyAtPath(attr.GetPath()):
+                attr = prim.CreateAttribute(attr_name, vt)
+            attr.Set(vt.type.pythonClass(*value))
+            if attr_name not in order:
+                order.append(attr_name)
+        rank = {"xformOp:translate": 0, "xformOp:rotateXYZ": 1, "xformOp:scale": 2}
+        order.sort(key=lambda n: rank.get(n, 1))
+        xf.GetXformOpOrderAttr().Set(order) if xf.GetXformOpOrderAttr() else prim.CreateAttribute(
+            "xformOpOrder", Sdf.ValueTypeNames.TokenArray, False, Sdf.VariabilityUniform
+        ).Set(order)
+
+
+@dataclass(frozen=True)
+class AddReference(Op):
+    kind: ClassVar[str] = "add-reference"
+    path: str = ""
+    asset_path: str = ""
+    prim_path: str = ""  # the referenced prim; "" = the asset's defaultPrim
+
+    def label(self) -> str:
+        return f"reference @{self.asset_path}@ on {self.path}"
+
+    def _ref(self) -> Sdf.Reference:
+        return Sdf.Reference(self.asset_path, Sdf.Path(self.prim_path) if self.prim_path else Sdf.Path())
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        if not self.asset_path:
+            raise _fail(self, "asset_path is empty")
+        roots = getattr(doc, "roots", None)
+        if roots is not None:
+            layer = doc.layer_for(self.target)
+            result = roots.resolve_file(self.asset_path, layer.realPath or None)
+            if result.diagnostic is not None:
+                raise OpError(result.diagnostic)
+
+    def capture(self, doc, layer):
+        return _capture_prim_fields(layer, self.path)
+
+    def do(self, doc, layer):
+        doc.stage.GetPrimAtPath(self.path).GetReferences().AddReference(self._ref())
+
+
+@dataclass(frozen=True)
+class RemoveReference(Op):
+    kind: ClassVar[str] = "remove-reference"
+    path: str = ""
+    asset_path: str = ""
+    prim_path: str = ""
+
+    def label(self) -> str:
+        return f"unreference @{self.asset_path}@ on {self.path}"
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        spec = doc.layer_for(self.target).GetPrimAtPath(self.path)
+        refs = spec.referenceList.GetAddedOrExplicitItems() if spec else []
+        if not any(r.assetPath == self.asset_path and (not self.prim_path or str(r.primPath) == self.prim_path) for r in refs):
+            raise _fail(self, f"{self.path} has no reference @{self.asset_path}@ in the {self.target} layer")
+
+    def capture(self, doc, layer):
+        return _capture_prim_fields(layer, self.path)
+
+    def do(self, doc, layer):
+        ref = Sdf.Reference(self.asset_path, Sdf.Path(self.prim_path) if self.prim_path else Sdf.Path())
+        spec = layer.GetPrimAtPath(self.path)
+        for items in (spec.referenceList.prependedItems, spec.referenceList.appendedItems, spec.referenceList.explicitItems):
+            for r in list(items):
+                if r.assetPath == ref.assetPath and (not self.prim_path or r.primPath == ref.primPath):
+                    items.remove(r)
+
+
+@dataclass(frozen=True)
+class SetApiSchemas(Op):
+    """Set the prim's prepended applied API schemas (e.g. PhysicsRigidBodyAPI)."""
+
+    kind: ClassVar[str] = "set-api-schemas"
+    path: str = ""
+    schemas: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        return f"schemas {self.path}"
+
+    def check(self, doc):
+        _prim(self, doc, self.path)
+        for s in self.schemas:
+            if not s or not all(c.isalnum() or c in "_:" for c in s):
+                raise _fail(self, f"'{s}' is not a schema name")
+
+    def capture(self, doc, layer):
+        return _capture_prim_fields(layer, self.path)
+
+    def do(self, doc, layer):
+        prim = doc.stage.GetPrimAtPath(self.path)
+        spec = layer.GetPrimAtPath(self.path) or Sdf.CreatePrimInLayer(layer, self.path)
+        if not spec:
+            prim.SetMetadata("apiSchemas", Sdf.TokenListOp())
+            spec = layer.GetPrimAtPath(self.path)
+        listop = Sdf.TokenListOp()
+        listop.prependedItems = list(self.schemas)
+        spec.SetInfo("apiSchemas", listop)
+
+
+@dataclass(frozen=True)
+class Batch(Op):
+    """Several ops applied in order and undone as one unit (all or nothing)."""
+
+    kind: ClassVar[str] = "batch"
+    ops: tuple[Op, ...] = ()
+    name: str = "batch"
+
+    def label(self) -> str:
+        return self.name
+
+    def apply(self, doc: DocumentAccess) -> Op:
+        inverses: list[Op] = []
+        try:
+            for op in self.ops:
+                inverses.append(op.apply(doc))
+        except Exception:
+            for inv in reversed(inverses):
+                inv.apply(doc)
+            raise
+        return Batch(ops=tuple(reversed(inverses)), name=f"undo {self.name}", target=self.target)

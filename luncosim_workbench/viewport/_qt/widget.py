@@ -1,0 +1,160 @@
+"""``ViewportWidget``: the Qt face of the 3D viewport (a vispy SceneCanvas on the pyside6 backend).
+
+Mouse: left-drag orbits, shift+left-drag or middle-drag pans, wheel zooms (turntable); a left
+click without dragging selects the prim under the cursor (``primClicked``; empty string when
+clicking empty space). Hovering emits ``primHovered`` and shows the prim path as a tooltip.
+Keys: F frames the selection, Home frames everything, 1 front, 3 right, 7 top, 5 iso,
+C toggles turntable/fly camera (fly: WASD, mouse look).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+
+from luncosim_core.physics.debug import DebugInfo
+
+CLICK_SLOP_PX = 4
+_OWN_APP = None
+
+
+def _ensure_pyside6_app():
+    import vispy
+    from vispy import app as vapp
+
+    current = vapp._default_app.default_app
+    if current is None:
+        vispy.use(app="pyside6")
+        return vapp.use_app()
+    if current.backend_name.lower() == "pyside6":
+        return current
+    # another default backend was chosen earlier (e.g. a headless EGL render): the widget still
+    # draws through its own pyside6 application object
+    global _OWN_APP
+    if _OWN_APP is None:
+        _OWN_APP = vapp.Application("pyside6")
+    return _OWN_APP
+
+
+class ViewportWidget(QWidget):
+    """Embeddable 3D viewport. Connect ``primClicked``/``primHovered`` to the selection model
+    and call :meth:`set_selection` back with the shared selection."""
+
+    primClicked = Signal(str)
+    primHovered = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, size=(800, 600)) -> None:
+        super().__init__(parent)
+        from .._vispy.canvas import ViewportCanvas
+
+        app = _ensure_pyside6_app()
+        self.viewport = ViewportCanvas(app=app, size=size, show=False, keys=None)
+        self.canvas = self.viewport.canvas
+        self.canvas.native.setParent(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.canvas.native)
+        self.canvas.native.setMouseTracking(True)
+        self._press_pos: tuple[float, float] | None = None
+        self._hovered = ""
+        ev = self.canvas.events
+        ev.mouse_press.connect(self._on_press)
+        ev.mouse_release.connect(self._on_release)
+        ev.mouse_move.connect(self._on_move)
+        ev.key_press.connect(self._on_key)
+
+    # -------------------------------------------------------------- public API (delegates)
+    @property
+    def model(self):
+        return self.viewport.model
+
+    def set_stage(self, stage) -> None:
+        self.viewport.set_stage(stage)
+
+    def set_body_poses(self, body_paths: Sequence[str], positions, orientations) -> tuple[str, ...]:
+        return self.viewport.set_body_poses(body_paths, positions, orientations)
+
+    def update_prims(self, paths: Sequence[str]) -> None:
+        self.viewport.update_prims(paths)
+
+    def set_selection(self, paths: Sequence[str]) -> None:
+        self.viewport.set_selection(paths)
+
+    def set_debug_info(self, info: DebugInfo | None) -> None:
+        self.viewport.set_debug_info(info)
+
+    def set_overlay(self, name: str, enabled: bool) -> None:
+        self.viewport.set_overlay(name, enabled)
+
+    def set_labels(self, labels: Mapping[str, str]) -> None:
+        self.viewport.set_labels(labels)
+
+    def set_purpose_visible(self, purpose: str, visible: bool) -> None:
+        self.viewport.set_purpose_visible(purpose, visible)
+
+    def set_camera_mode(self, mode: str) -> None:
+        self.viewport.set_camera_mode(mode)
+
+    def set_view(self, name: str) -> None:
+        self.viewport.set_view(name)
+
+    def fit_all(self) -> None:
+        self.viewport.fit_all()
+
+    def fit_selection(self) -> None:
+        self.viewport.fit_selection()
+
+    def render(self):
+        """The current frame as an (H, W, 4) uint8 array."""
+        return self.viewport.render()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        self.viewport.close()
+        super().closeEvent(event)
+
+    # -------------------------------------------------------------- interaction
+    def pick_at(self, x: float, y: float) -> str:
+        hit = self.viewport.pick_at(x, y)
+        return hit.prim_path if hit is not None else ""
+
+    def _on_press(self, event) -> None:
+        if event.button == 1:
+            self._press_pos = (float(event.pos[0]), float(event.pos[1]))
+
+    def _on_release(self, event) -> None:
+        start, self._press_pos = self._press_pos, None
+        if event.button != 1 or start is None:
+            return
+        dx, dy = event.pos[0] - start[0], event.pos[1] - start[1]
+        if dx * dx + dy * dy <= CLICK_SLOP_PX**2:
+            self.primClicked.emit(self.pick_at(*event.pos[:2]))
+
+    def _on_move(self, event) -> None:
+        if event.is_dragging or event.buttons:
+            return
+        path = self.pick_at(*event.pos[:2])
+        if path != self._hovered:
+            self._hovered = path
+            self.primHovered.emit(path)
+            native = self.canvas.native
+            if path:
+                gp = native.mapToGlobal(QPoint(int(event.pos[0]), int(event.pos[1])))
+                QToolTip.showText(gp, path, native)
+                native.setToolTip(path)
+            else:
+                QToolTip.hideText()
+                native.setToolTip("")
+
+    def _on_key(self, event) -> None:
+        key = event.key.name if event.key is not None else ""
+        if key == "F":
+            self.viewport.fit_selection()
+        elif key == "Home":
+            self.viewport.fit_all()
+        elif key == "C":
+            other = "fly" if self.viewport.camera_mode == "turntable" else "turntable"
+            self.viewport.set_camera_mode(other)
+        elif key in ("1", "3", "7", "5"):
+            self.viewport.set_view({"1": "front", "3": "right", "7": "top", "5": "iso"}[key])

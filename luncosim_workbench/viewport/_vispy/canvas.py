@@ -1,0 +1,268 @@
+"""The viewport's vispy scene: camera, adapters for every visual kind, overlays and picking.
+
+``ViewportCanvas`` is toolkit-neutral (no Qt import): the Qt widget embeds its ``canvas.native``
+and the headless renderer drives it on an EGL or offscreen canvas. All coordinates are in the
+view frame (metres, +Z up) unless a method says *stage*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from vispy import scene
+
+from luncosim_core.physics.debug import DebugInfo
+
+from ..model import camera_math as cm
+from ..model import overlays as ov
+from ..model.picking import PickHit, pick_hit
+from ..model.scene_model import SceneModel
+from ..model.transforms import apply
+from .batched_mesh import BucketMeshAdapter
+from .decorations import AxesGizmo, GridAdapter
+from .overlay_adapters import LabelsAdapter, LinesAdapter, MarkersAdapter
+
+BACKGROUND = (0.10, 0.11, 0.13, 1.0)
+CAMERA_MODES = ("turntable", "fly")
+
+
+class ViewportCanvas:
+    """A SceneCanvas showing one :class:`SceneModel`, with overlays and camera helpers."""
+
+    def __init__(self, *, app=None, size=(1280, 800), show: bool = False, keys=None) -> None:
+        self.canvas = scene.SceneCanvas(app=app, size=size, show=show, bgcolor=BACKGROUND, keys=keys)
+        self.view = self.canvas.central_widget.add_view()
+        self.turntable = scene.TurntableCamera(fov=cm.DEFAULT_FOV, up="+z", distance=10.0)
+        self.turntable.depth_value = 1e4  # near/far ratio: keeps 24-bit depth free of z-fighting
+        self.fly: scene.FlyCamera | None = None  # created on first use (it owns a timer)
+        self.view.camera = self.turntable
+        self.camera_mode = "turntable"
+        self.model = SceneModel()
+        self._mesh_adapters: dict = {}
+        self.grid = GridAdapter(self.view.scene)
+        self.gizmo = AxesGizmo(self.canvas, self.view)
+        self.debug_info = DebugInfo()
+        self.labels: dict[str, str] = {}
+        self.overlays = dict.fromkeys(ov.OVERLAY_NAMES, False)
+        self._ov_lines = {n: LinesAdapter(self.view.scene, width=2.0, on_top=n != "colliders")
+                          for n in ("joints", "colliders", "contacts", "com", "escaped")}
+        self._ov_markers = {n: MarkersAdapter(self.view.scene) for n in ("contacts", "com", "escaped")}
+        self._ov_labels = LabelsAdapter(self.view.scene)
+
+    # ------------------------------------------------------------------ content
+    def set_stage(self, stage) -> None:
+        self.model.load(stage)
+        self._sync_meshes()
+        b = self.model.bounds()
+        if b is not None:
+            self.grid.fit(*b)
+        self.fit_all()
+        self._refresh_overlays()
+
+    def set_body_poses(self, body_paths: Sequence[str], positions, orientations) -> tuple[str, ...]:
+        unknown = self.model.set_body_poses(body_paths, positions, orientations)
+        self._sync_meshes()
+        if self.overlays["labels"] or self.overlays["escaped"]:
+            self._refresh_overlays(("labels", "escaped"))
+        self.canvas.update()
+        return unknown
+
+    def update_prims(self, paths: Sequence[str]) -> None:
+        self.model.update_prims(paths)
+        self._sync_meshes()
+        self._refresh_overlays(("labels", "escaped"))
+        self.canvas.update()
+
+    def set_selection(self, paths: Sequence[str]) -> None:
+        self.model.set_selection(paths)
+        self._sync_meshes()
+        self.canvas.update()
+
+    def set_purpose_visible(self, purpose: str, visible: bool) -> None:
+        self.model.set_purpose_visible(purpose, visible)
+        self._sync_meshes()
+        self.canvas.update()
+
+    def _sync_meshes(self) -> None:
+        for key in list(self._mesh_adapters):
+            if key not in self.model.buckets:
+                self._mesh_adapters.pop(key).close()
+        for key in self.model.buckets:
+            if key not in self._mesh_adapters:
+                self._mesh_adapters[key] = BucketMeshAdapter(self.model, key, self.view.scene)
+            self._mesh_adapters[key].sync()
+
+    @property
+    def n_mesh_visuals(self) -> int:
+        return len(self._mesh_adapters)
+
+    # ------------------------------------------------------------------ overlays
+    def set_debug_info(self, info: DebugInfo | None) -> None:
+        self.debug_info = info if info is not None else DebugInfo()
+        self._refresh_overlays()
+        self.canvas.update()
+
+    def set_labels(self, labels: Mapping[str, str]) -> None:
+        self.labels = {str(k): str(v) for k, v in labels.items()}
+        self._refresh_overlays(("labels",))
+        self.canvas.update()
+
+    def set_overlay(self, name: str, enabled: bool) -> None:
+        if name not in self.overlays:
+            raise ValueError(f"unknown overlay {name!r}; expected one of {', '.join(ov.OVERLAY_NAMES)}")
+        self.overlays[name] = bool(enabled)
+        self._refresh_overlays((name,))
+        self.canvas.update()
+
+    def _scale(self) -> float:
+        b = self.model.bounds()
+        if b is None:
+            return 0.5
+        return float(np.clip(0.08 * np.linalg.norm(b[1] - b[0]), 0.05, 5.0))
+
+    def _label_anchor(self, path: str):
+        v = self.model.prim_vertices(path)
+        if v.shape[0]:
+            top = v.max(axis=0)
+            return np.array([0.5 * (v[:, 0].min() + top[0]), 0.5 * (v[:, 1].min() + top[1]), top[2]])
+        bp = self.model.body_position(path)
+        return bp
+
+    def _refresh_overlays(self, names: Sequence[str] = ov.OVERLAY_NAMES) -> None:
+        info, s2v, size = self.debug_info, self.model.stage_to_view, self._scale()
+        for name in names:
+            on = self.overlays[name]
+            lines = markers = None
+            if name == "joints" and on:
+                lines = ov.joint_lines(info.joints, s2v, size)
+            elif name == "colliders" and on:
+                lines = ov.collider_lines(info.colliders, s2v)
+            elif name == "contacts" and on:
+                lines, markers = ov.contact_geometry(info, s2v, size)
+            elif name == "com" and on:
+                lines, markers = ov.com_geometry(info, s2v, size * 0.5)
+            elif name == "escaped" and on:
+                pos = self.model.body_position(info.escaped_body) if info.escaped_body else None
+                lines, markers = ov.escaped_geometry(info, s2v, pos, size)
+            if name == "labels":
+                self._ov_labels.set_data(ov.label_geometry(self.labels, self._label_anchor) if on else None)
+                continue
+            self._ov_lines[name].set_data(lines)
+            if name in self._ov_markers:
+                self._ov_markers[name].set_data(markers)
+
+    # ------------------------------------------------------------------ camera
+    @property
+    def aspect(self) -> float:
+        w, h = self.canvas.size
+        return w / max(h, 1)
+
+    def _frame(self, lo, hi) -> None:
+        cam = self.turntable
+        pose = cm.fit_pose(lo, hi, cam.azimuth, cam.elevation, cam.fov or cm.DEFAULT_FOV, self.aspect)
+        self._apply_pose(pose)
+
+    def _apply_pose(self, pose: cm.TurntablePose) -> None:
+        if self.camera_mode != "turntable":
+            self.set_camera_mode("turntable")
+        cam = self.turntable
+        cam.center = pose.center
+        cam.azimuth = pose.azimuth
+        cam.elevation = pose.elevation
+        cam.distance = pose.distance
+        self.canvas.update()
+
+    def fit_all(self) -> None:
+        b = self.model.bounds()
+        if b is None:
+            b = (np.array([-5.0, -5.0, 0.0]), np.array([5.0, 5.0, 1.0]))
+        self._frame(*b)
+
+    def fit_selection(self) -> None:
+        """Frame the selected prims (everything when the selection draws nothing)."""
+        b = self.model.bounds(self.model.selection) if self.model.selection else None
+        if b is None:
+            self.fit_all()
+        else:
+            self._frame(*b)
+
+    def set_view(self, name: str) -> None:
+        """Standard view (front, back, left, right/side, top, bottom, iso), framing everything."""
+        az, el = cm.named_view(name)
+        self.turntable.azimuth, self.turntable.elevation = az, el
+        self.fit_all()
+
+    def set_camera(self, camera: str | Mapping | None) -> None:
+        """A named view, or ``{"eye", "center", "up"}`` in *stage* coordinates, or
+        ``{"view": name}``; None frames everything from the iso view."""
+        if camera is None:
+            self.set_view("iso")
+            return
+        if isinstance(camera, str):
+            self.set_view(camera)
+            return
+        if "view" in camera:
+            self.set_view(str(camera["view"]))
+            return
+        missing = [k for k in ("eye", "center") if k not in camera]
+        if missing:
+            raise ValueError(f"camera dict needs 'eye' and 'center' (missing {', '.join(missing)})")
+        s2v = self.model.stage_to_view
+        eye = apply(s2v, np.asarray(camera["eye"], np.float64))[0]
+        center = apply(s2v, np.asarray(camera["center"], np.float64))[0]
+        default_up = np.linalg.inv(s2v[:3, :3]) @ np.array([0.0, 0.0, 1.0])
+        up = s2v[:3, :3] @ np.asarray(camera.get("up", default_up), np.float64)
+        self._apply_pose(cm.look_at(eye, center, up))
+
+    def set_camera_mode(self, mode: str) -> None:
+        """``turntable`` (orbit/pan/zoom) or ``fly`` (WASD + mouse look from the current eye)."""
+        if mode not in CAMERA_MODES:
+            raise ValueError(f"unknown camera mode {mode!r}; expected one of {', '.join(CAMERA_MODES)}")
+        if mode == self.camera_mode:
+            return
+        if mode == "fly":
+            t = self.turntable
+            eye = cm.TurntablePose(tuple(t.center), t.azimuth, t.elevation, t.distance).eye()
+            if self.fly is None:
+                self.fly = scene.FlyCamera(fov=cm.DEFAULT_FOV)
+                self.fly.depth_value = self.turntable.depth_value
+            self.fly.center = tuple(eye)
+            self.view.camera = self.fly
+        else:
+            self.view.camera = self.turntable
+        self.camera_mode = mode
+        self.canvas.update()
+
+    # ------------------------------------------------------------------ picking
+    def ray_at(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """World ray (origin on the near plane, unit direction) under canvas pixel (x, y)."""
+        tr = self.canvas.scene.node_transform(self.view.scene)
+        p0 = tr.map([x, y, -1.0, 1.0])
+        p1 = tr.map([x, y, 1.0, 1.0])
+        a = np.asarray(p0[:3]) / p0[3]
+        b = np.asarray(p1[:3]) / p1[3]
+        d = b - a
+        return a, d / np.linalg.norm(d)
+
+    def pick_at(self, x: float, y: float) -> PickHit | None:
+        o, d = self.ray_at(x, y)
+        return pick_hit(self.model, o, d)
+
+    def project(self, points) -> np.ndarray:
+        """Canvas pixel coordinates (x right, y down) of view-frame points."""
+        tr = self.view.scene.node_transform(self.canvas.scene)
+        pts = np.asarray(points, np.float64).reshape(-1, 3)
+        m = tr.map(np.c_[pts, np.ones(len(pts))])
+        return m[:, :2] / m[:, 3:4]
+
+    # ------------------------------------------------------------------ output
+    def render(self) -> np.ndarray:
+        """The current frame as an (H, W, 4) uint8 array."""
+        return self.canvas.render()
+
+    def close(self) -> None:
+        for a in self._mesh_adapters.values():
+            a.close()
+        self._mesh_adapters.clear()
+        self.canvas.close()

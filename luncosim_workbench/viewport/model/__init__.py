@@ -1,0 +1,1 @@
+"""Pure scene model of the viewport (numpy + pxr only; no Qt, no GL)."""

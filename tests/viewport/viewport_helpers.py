@@ -1,0 +1,33 @@
+"""Helpers shared by the viewport tests (authoring stages, pixel checks)."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pxr import Usd
+
+
+def write_stage(tmp_path: Path, body: str, up: str = "Z", mpu: float = 1.0, name: str = "scene.usda") -> Usd.Stage:
+    """Write a usda layer with the given prim text and open it as a stage."""
+    text = f'#usda 1.0\n(\n    upAxis = "{up}"\n    metersPerUnit = {mpu}\n)\n\n' + textwrap.dedent(body)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    stage = Usd.Stage.Open(str(path))
+    assert stage is not None
+    return stage
+
+
+def needs_display():
+    return pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)")
+
+
+def color_near(img: np.ndarray, xy, rgb, radius: int = 3, tol: float = 60.0) -> bool:
+    """True when some pixel within ``radius`` of ``xy`` is within ``tol`` of ``rgb`` (0-255)."""
+    x, y = int(round(xy[0])), int(round(xy[1]))
+    patch = img[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1, :3].astype(float)
+    d = np.linalg.norm(patch - np.asarray(rgb, float), axis=-1)
+    return bool(d.size and d.min() <= tol)
