@@ -39,6 +39,92 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if any(d.is_error for d in all_diags) else 0
 
 
+def _parse_sets(items: list[str]) -> dict[str, dict[str, float]]:
+    """``/Prim.port=value`` pairs grouped by prim."""
+    out: dict[str, dict[str, float]] = {}
+    for item in items:
+        target, eq, value = item.partition("=")
+        prim, dot, port = target.rpartition(".")
+        if not eq or not dot or not prim.startswith("/"):
+            raise SystemExit(f"luncosim: --set expects /Prim.port=value, got {item!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise SystemExit(f"luncosim: --set {item!r}: {value!r} is not a number") from None
+        out.setdefault(prim, {})[port] = number
+    return out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a scene headless as fast as possible; print hashes and/or the final state."""
+    import csv
+
+    from luncosim_core.api import SetPorts
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.sim.simulation import SimulationConfig, open_simulation
+
+    try:
+        sim = open_simulation(args.scene, lunco_root=args.lunco_root,
+                              config=SimulationConfig(tick_hz=args.tick_hz, substeps=args.substeps))
+    except (DiagnosticError, FileNotFoundError) as exc:
+        print(f"luncosim run: {exc}", file=sys.stderr)
+        return 1
+    results = []
+    for prim, writes in _parse_sets(args.set or []).items():
+        results.append((prim, writes))
+        sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
+    hashes: list[dict] = []
+    writer = None
+    csv_file = None
+    if args.csv:
+        csv_file = open(args.csv, "w", newline="", encoding="utf-8")
+        writer = csv.writer(csv_file)
+        writer.writerow(["tick", "time", *sim.registry.index])
+    try:
+        for _ in range(args.ticks):
+            if not sim.tick():
+                if sim.fault is not None or sim.status_reason:
+                    break
+            if writer is not None:
+                writer.writerow([sim.tick_count, repr(sim.time), *(repr(float(v)) for v in sim.registry.values)])
+            if args.hash_every and sim.tick_count % args.hash_every == 0:
+                h = {"tick": sim.tick_count, "hash": sim.state_hash()}
+                hashes.append(h)
+                if not args.json:
+                    print(f"tick {h['tick']:>8}  {h['hash']}")
+    finally:
+        if csv_file is not None:
+            csv_file.close()
+    snap = sim.snapshot()
+    faults = [f.to_json() for f in snap.faults]
+    if sim.status_reason and sim.fault is None:
+        print(f"luncosim run: stopped waiting: {sim.status_reason}", file=sys.stderr)
+    if args.json:
+        out = snap.to_json()
+        out.pop("status", None)
+        out["diagnostics"] = [d.to_json() for d in sim.diagnostics]
+        out["faults"] = faults
+        out["hashes"] = hashes
+        json.dump(out, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for d in sim.diagnostics:
+            if d.severity != "info":
+                print(d)
+        print(f"ran {sim.tick_count} ticks ({sim.time:.3f} s sim time), {len(sim.world.body_paths)} bodies, "
+              f"{len(sim.registry)} ports, final hash {sim.state_hash()}")
+        for f in snap.faults:
+            print(f"FAULT {f}")
+    sim.close()
+    return 1 if faults else 0
+
+
+def _report_set(result, prim: str) -> None:
+    if not result.ok:
+        for d in result.diagnostics:
+            print(f"luncosim run: --set on {prim} refused: {d.message}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="luncosim", description="LunCoSim Workbench command line")
     parser.add_argument(
@@ -51,6 +137,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", help="twin folders, twin.toml files or USD files")
     p.add_argument("--json", action="store_true", help="print diagnostics as JSON")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("run", help="run a scene headless as fast as possible")
+    p.add_argument("--scene", required=True, help="a scene file or a twin folder (its default scene)")
+    p.add_argument("--ticks", type=int, default=600, help="ticks to run (default 600 = 10 s at 60 Hz)")
+    p.add_argument("--tick-hz", type=float, default=60.0, help="fixed tick rate (default 60)")
+    p.add_argument("--substeps", type=int, default=4, help="physics substeps per tick (default 4)")
+    p.add_argument("--hash-every", type=int, default=0, metavar="K", help="print a state hash every K ticks")
+    p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick (repeatable)")
+    p.add_argument("--csv", type=Path, help="write every port, every tick, to a CSV file")
+    p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.set_defaults(func=cmd_run)
     return parser
 
 

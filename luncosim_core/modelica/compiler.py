@@ -177,8 +177,14 @@ def compile_model(
             roots.insert(0, str(pkg_root))
     base = dict(model_name=name or "", source_path=path, source_hash=digest)
     try:
-        session = rumoca.Session(roots=roots)
-        model = session.loads(source_text, model=name, filename=layer)
+        try:
+            model = rumoca.Session(roots=roots).loads(source_text, model=name, filename=layer)
+        except rumoca.RumocaError as exc:
+            # rumoca also scans the file's folder; a stale copy of the same class there is a
+            # "Duplicate class" clash, so compile the buffer alone (no sibling scan) instead.
+            if path is None or "Duplicate class" not in str(exc):
+                raise
+            model = rumoca.Session(roots=roots).loads(source_text, model=name, filename=path.name)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - rumoca panics surface as BaseException
@@ -197,7 +203,8 @@ def compile_model(
         span = prov.get("span") if isinstance(prov, dict) else None
         if isinstance(span, dict) and span.get("source") in files:
             line, col = _line_col(files[span["source"]], int(span.get("start", 0)))
-            return files_name[span["source"]], line, col
+            name = files_name[span["source"]]
+            return (layer if path is not None and name == path.name else name), line, col
         return layer, None, None
 
     for table, what in EVENT_TABLES.items():

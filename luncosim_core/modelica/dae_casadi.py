@@ -275,7 +275,10 @@ class _Translator:
                 sk, sv = next(iter(s["kind"].items()))
                 if sk != "index":
                     raise self.err(i, f"unsupported subscript kind '{sk}' (slices are not supported)")
-                idx.append(_const_int(self.expr(sv, env, fenv), "array subscript") - 1)
+                sval = self.expr(sv, env, fenv)
+                if not sval.is_constant() and not ca.depends_on(sval, ca.vertcat(self.x, self.xdot, self.z, self.u, self.t)):
+                    sval = ca.substitute(sval, self.p, self.parameter_defaults())
+                idx.append(_const_int(sval, "array subscript") - 1)
             try:
                 if len(idx) == 1:
                     return base[idx[0], :] if base.shape[1] > 1 and base.shape[0] > 1 else base[idx[0]]
@@ -287,6 +290,24 @@ class _Translator:
         if kind == "call":
             return self._call(i, payload, [sub(j) for j in self.node_operands[i]])
         raise self.err(i, f"unsupported expression kind '{kind}'")
+
+    def parameter_defaults(self) -> ca.DM:
+        """Numeric parameter values from their bindings (for structural uses like subscripts)."""
+        if getattr(self, "_p_defaults", None) is None:
+            vals: list[ca.SX] = []
+            for dv in self.groups["param"]:
+                key = "binding" if dv.attrs.get("binding") is not None else "start"
+                vals.extend(self.attr_value(dv, key, 0.0))
+            expr = ca.vertcat(*vals) if vals else ca.SX(0, 1)
+            f = ca.Function("param_defaults", [self.p], [expr])
+            p = ca.DM.zeros(self.p.numel())
+            for _ in range(self.p.numel() + 1):
+                new = f(p)
+                if float(ca.norm_inf(new - p)) == 0.0:
+                    break
+                p = new
+            self._p_defaults = p
+        return self._p_defaults
 
     def _coordinate(self, i: int, payload: Any, env: dict[tuple[int, int], int],
                     fenv: list[ca.SX] | None) -> ca.SX:
@@ -480,7 +501,9 @@ def translate(dae: dict[str, Any]) -> DaeSystem:
     def starts(group: str) -> ca.SX:
         vals: list[ca.SX] = []
         for dv in tr.groups[group]:
-            vals.extend(tr.attr_value(dv, "start", 0.0))
+            # an input's declaration equation (`input Real u = 2`) is its default value
+            key = "binding" if group == "input" and dv.attrs.get("binding") is not None else "start"
+            vals.extend(tr.attr_value(dv, key, 0.0))
         return ca.vertcat(*vals) if vals else ca.SX(0, 1)
 
     return DaeSystem(

@@ -190,6 +190,36 @@ class Numerics:
             self._cache[key] = ca.Function("rk4", [xm, um, pm, tm, hm, wg], [x])
         return self._cache[key]
 
+    def step_function(self, method: str, substeps: int) -> ca.Function:
+        """``(x, u, p, t0, h, w_guess) -> (x1, xdot1, z1, residual_inf)``: one communication step.
+
+        ``residual_inf`` is max |F| at the new point for Newton-solved models (else 0), so a
+        failed Newton solve is detected without another call.
+        """
+        key = (f"step_{method}", substeps)
+        if key not in self._cache:
+            sym = ca.SX if (self.explicit and method == "rk4") else ca.MX
+            nx, nz = self.n_x, self.n_z
+            xm, um, pm, tm, hm, wg = (sym.sym(n, k) for n, k in (
+                ("x", nx), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1), ("wg", nx + nz)))
+            if nx == 0:
+                x1, wnext = xm, wg
+            elif method == "rk4":
+                x1 = self.rk4_function(substeps)(xm, um, pm, tm, hm, wg)
+                wnext = wg
+            else:
+                x1, zi = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:])
+                wnext = ca.vertcat(wg[:nx], zi)
+            xdot1, z1 = self.values_function()(x1, um, pm, tm + hm, wnext)
+            if self.explicit:
+                rinf = sym(0.0)
+            else:
+                r = self.residual_function()(x1, um, pm, tm + hm, xdot1, z1)
+                rinf = ca.norm_inf(r) if r.numel() else sym(0.0)
+            self._cache[key] = ca.Function("comm_step", [xm, um, pm, tm, hm, wg],
+                                           [x1, xdot1, z1, rinf])
+        return self._cache[key]
+
     def implicit_function(self, substeps: int) -> ca.Function:
         """``(x, u, p, t0, h_period, z_guess) -> (x1, z1)``: backward Euler on the DAE."""
         key = ("implicit", substeps)

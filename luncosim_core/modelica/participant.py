@@ -21,7 +21,7 @@ from luncosim_core.modelica.compiler import CompiledModel
 
 Method = Literal["auto", "rk4", "implicit"]
 _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
-_RK4_STABLE = 2.5  # |lambda| * h bound kept for RK4 (its real-axis limit is ~2.785)
+_RK4_STABLE = 1.0  # |lambda| * h kept for RK4: stable (limit ~2.785) and accurate per substep
 
 
 def _err(code: str, message: str, path: str = "") -> DiagnosticError:
@@ -58,28 +58,41 @@ class ModelicaParticipant:
         self.reset()
 
     # -- lifecycle -----------------------------------------------------------------------
+    def _allocate(self) -> None:
+        """Fixed arrays the step function reads and writes in place (zero-copy buffers)."""
+        num = self._num
+        nx, nz = num.n_x, num.n_z
+        self.x, self.xdot, self.z = np.zeros(nx), np.zeros(nx), np.zeros(nz)
+        self.u, self.p = np.zeros(num.n_u), np.zeros(num.n_p)
+        self._t, self._h = np.zeros(1), np.array([self.period])
+        self._wg = np.zeros(nx + nz)
+        self._x1, self._xdot1, self._z1, self._rinf = (np.zeros(nx), np.zeros(nx), np.zeros(nz),
+                                                       np.zeros(1))
+
     def reset(self) -> None:
         """Initial state at t = 0 with the current parameter values; inputs back to start."""
         num = self._num
+        if not hasattr(self, "_t"):
+            self._allocate()
         self._overrides.update(self._pending)
         self._pending.clear()
-        self.p = num.default_parameters(self._overrides)
+        self.p[:] = num.default_parameters(self._overrides)
         xs, zs, us = (np.asarray(v, dtype=float).ravel() for v in num.start_function()(self.p))
-        self.u = us.copy()
+        self.u[:] = us
         self.time = 0.0
         self.ticks = 0
         free = num.free_states_for_init()
         if num.system.initial_residual.numel():
             guess = np.concatenate([xs[list(free)], np.zeros(num.n_x), zs])
             x0, _, z0 = num.init_function(free)(xs, self.u, self.p, 0.0, guess)
-            self.x = np.asarray(x0, dtype=float).ravel()
-            self.z = np.asarray(z0, dtype=float).ravel()
+            self.x[:] = np.asarray(x0, dtype=float).ravel()
+            self.z[:] = np.asarray(z0, dtype=float).ravel()
         else:
-            self.x = xs.copy()
-            self.z = zs.copy()
-        self.xdot = np.zeros(num.n_x)
-        self._choose_method()
+            self.x[:] = xs
+            self.z[:] = zs
+        self.xdot[:] = 0.0
         self._refresh_algebraics()
+        self._choose_method()
 
     def _choose_method(self) -> None:
         num = self._num
@@ -100,31 +113,35 @@ class ModelicaParticipant:
                 self.method, self.substeps = "rk4", max(self.min_substeps, need)
             else:
                 self.method, self.substeps = "implicit", self.min_substeps
-        if num.n_x == 0:
-            return
-        if self.method == "rk4":
-            self._rk4 = num.rk4_function(self.substeps)
-        else:
-            self._implicit = num.implicit_function(self.substeps)
+        fn = num.step_function(self.method, self.substeps)
+        buf, self._eval = fn.buffer()
+        for i, arr in enumerate((self.x, self.u, self.p, self._t, self._h, self._wg)):
+            buf.set_arg(i, memoryview(arr))
+        for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf)):
+            buf.set_res(i, memoryview(arr))
+        self._buffer = buf  # keeps the bound memory alive
 
     def _guess(self) -> np.ndarray:
         return np.concatenate([self.xdot, self.z])
 
     def _refresh_algebraics(self) -> None:
-        if self._num.n_x + self._num.n_z == 0:
-            return
         num = self._num
+        if num.n_x + num.n_z == 0:
+            return
         xdot, z = num.values_function()(self.x, self.u, self.p, self.time, self._guess())
-        self.xdot = np.asarray(xdot, dtype=float).ravel()
-        self.z = np.asarray(z, dtype=float).ravel()
+        self.xdot[:] = np.asarray(xdot, dtype=float).ravel()
+        self.z[:] = np.asarray(z, dtype=float).ravel()
         if not num.explicit:
             r = np.asarray(num.residual_function()(self.x, self.u, self.p, self.time,
                                                      self.xdot, self.z), dtype=float).ravel()
-            if r.size and not float(np.max(np.abs(r))) <= _NEWTON_TOL:
-                raise _err("modelica.algebraic.unsolved",
-                           f"model {self.name}: Newton did not solve the nonlinear equations for "
-                           f"{', '.join(num.nonlinear_unknowns())} at t={self.time:.6g} s "
-                           f"(residual {float(np.max(np.abs(r))):.3g})")
+            self._check_residual(float(np.max(np.abs(r))) if r.size else 0.0, self.time)
+
+    def _check_residual(self, rinf: float, t: float) -> None:
+        if not rinf <= _NEWTON_TOL:
+            raise _err("modelica.algebraic.unsolved",
+                       f"model {self.name}: Newton did not solve the nonlinear equations for "
+                       f"{', '.join(self._num.nonlinear_unknowns())} at t={t:.6g} s "
+                       f"(residual {rinf:.3g})")
 
     # -- I/O -----------------------------------------------------------------------------
     def set_inputs(self, values: Mapping[str, float]) -> None:
@@ -177,23 +194,26 @@ class ModelicaParticipant:
         if self._pending:
             self._overrides.update(self._pending)
             self._pending.clear()
-            self.p = self._num.default_parameters(self._overrides)
-        t0 = self.ticks * self.period
-        if self._num.n_x:
-            if self.method == "rk4":
-                x1 = self._rk4(self.x, self.u, self.p, t0, self.period, self._guess())
-            else:
-                x1, _ = self._implicit(self.x, self.u, self.p, t0, self.period, self.z)
-            x1 = np.asarray(x1, dtype=float).ravel()
-            if not np.all(np.isfinite(x1)):
-                bad = [n for n, v in zip(self._num.system.state_names, x1, strict=True) if not math.isfinite(v)]
-                raise _err("modelica.step.diverged",
-                           f"model {self.name} diverged at t={t0 + self.period:.6g} s "
-                           f"(non-finite states: {', '.join(bad)})")
-            self.x = x1
+            self.p[:] = self._num.default_parameters(self._overrides)
+        t1 = (self.ticks + 1) * self.period
+        self._t[0] = self.ticks * self.period
+        nx = self._num.n_x
+        self._wg[:nx] = self.xdot
+        self._wg[nx:] = self.z
+        self._eval()
+        if not np.all(np.isfinite(self._x1)):
+            bad = [n for n, v in zip(self._num.system.state_names, self._x1, strict=True)
+                   if not math.isfinite(v)]
+            raise _err("modelica.step.diverged",
+                       f"model {self.name} diverged at t={t1:.6g} s "
+                       f"(non-finite states: {', '.join(bad)})")
+        if not self._num.explicit:
+            self._check_residual(float(self._rinf[0]), t1)
+        self.x[:] = self._x1
+        self.xdot[:] = self._xdot1
+        self.z[:] = self._z1
         self.ticks += 1
-        self.time = self.ticks * self.period
-        self._refresh_algebraics()
+        self.time = t1
 
     def state_bytes(self) -> bytes:
         """Exact bytes of time, states, algebraics, inputs and parameters (determinism hash)."""

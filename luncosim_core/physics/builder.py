@@ -55,7 +55,7 @@ class JointRt:
     link: int = -1
     sign: float = 1.0  # +1 when body0 is the tree parent
     constraint_ids: list[int] = field(default_factory=list)
-    mode: str = "free"  # free | servo | pd
+    mode: str = "free"  # free | servo (position motor) | velocity (velocity motor) | pd (USD drive law)
     target_position: float = 0.0
     target_velocity: float = 0.0
     effort: float = 0.0  # last applied drive effort (N or N*m)
@@ -261,7 +261,7 @@ class Builder:
             self.owner_of[(uid, -1)] = root
             if not root_body.kinematic:
                 c.changeDynamics(uid, -1, localInertiaDiagonal=list(root_body.inertia))
-        for (child, _parent, j), rt in zip(links, rts, strict=True):
+        for (child, _parent, _joint), rt in zip(links, rts, strict=True):
             cb = bodies[child]
             self.bodies[child] = BodyRt(child, uid, rt.link, cb.com_frame, False, cb.mass)
             self.owner_of[(uid, rt.link)] = child

@@ -16,9 +16,7 @@ from pxr import Gf, UsdPhysics
 
 from .frames import (
     Pose,
-    axis_angle_quat,
     gf_quat_to_np,
-    matrix_to_quat,
     quat_angle,
     quat_conj,
     quat_mul,
@@ -344,5 +342,3 @@ class JointReader:
                                 j.path))
         return True
 
-
-__all__ = ["JointReader", "axis_angle_quat", "matrix_to_quat"]

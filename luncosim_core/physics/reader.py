@@ -13,7 +13,12 @@ import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
 
 from ..diagnostics import Diagnostic
-from .frames import Pose, gf_quat_to_np, matrix_to_quat, pose_from_usd_matrix, quat_conj, quat_mul, quat_rotate
+from .frames import (
+    Pose,
+    gf_quat_to_np,
+    matrix_to_quat,
+    pose_from_usd_matrix,
+)
 from .model import Body, Material, SceneModel, Shape, StaticCollider
 from .shapes import shape_from_prim, shape_props_in_owner
 
@@ -388,10 +393,3 @@ def _principal(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         vecs[:, 2] = -vecs[:, 2]
     return matrix_to_quat(vecs), vals
 
-
-def rel_rotation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Quaternion taking frame a to frame b (a^-1 b)."""
-    return quat_mul(quat_conj(a), b)
-
-
-__all__ = ["StageReader", "diag", "applied_schemas", "authored", "rel_rotation", "quat_rotate"]

@@ -16,7 +16,7 @@ from pybullet_utils.bullet_client import BulletClient
 from ..diagnostics import Diagnostic
 from .builder import Builder, Built, JointRt
 from .debug import ColliderInfo, ContactInfo, DebugInfo, JointFrameInfo
-from .frames import Pose, from_xyzw, quat_angle, quat_conj, quat_mul, quat_rotate
+from .frames import Pose, from_xyzw, quat_conj, quat_mul, quat_rotate, quat_to_matrix
 from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
@@ -37,22 +37,33 @@ def _qmul_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ], axis=1)
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (n,3) arrays (np.cross is slow for small arrays)."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    return out
+
+
 def _qrot_batch(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     w = q[:, :1]
     u = q[:, 1:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    t = 2.0 * _cross(u, v)
+    return v + w * t + _cross(u, t)
 
 
 class PhysicsWorld:
     """The physics projection of one composed stage."""
 
-    def __init__(self, stage, tick_hz: float = 60.0, substeps: int = 4, world_bounds: float = 1.0e5):
+    def __init__(self, stage, tick_hz: float = 60.0, substeps: int = 4, world_bounds: float = 1.0e5,
+                 floor_margin: float = 1000.0):
         if tick_hz <= 0 or substeps < 1:
             raise ValueError(f"tick_hz must be > 0 and substeps >= 1 (got {tick_hz}, {substeps})")
         self.tick_hz = float(tick_hz)
         self.substeps = int(substeps)
         self.world_bounds = float(world_bounds)
+        self.floor_margin = float(floor_margin)
         self.dt = 1.0 / (self.tick_hz * self.substeps)
         reader = StageReader(stage)
         self.model = reader.read()
@@ -67,6 +78,7 @@ class PhysicsWorld:
         self.tick = 0
         self._client = BulletClient(connection_mode=pb.DIRECT)
         c = self._client
+        self._cid = c._client
         c.resetSimulation()
         c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSubSteps=0, deterministicOverlappingPairs=1)
         c.setGravity(*[float(x) for x in self.model.gravity])
@@ -83,18 +95,28 @@ class PhysicsWorld:
         self._torque = np.zeros((n, 3))
         self._joint_by_path: dict[str, JointRt] = {rt.joint.path: rt for rt in self._built.joints}
         self._pd = [rt for rt in self._built.joints if rt.mode == "pd" and rt.is_link]
+        self._pd_inertia = {rt.joint.path: self._effective_inertia(rt.joint) for rt in self._pd}
+        groups: dict[int, list[JointRt]] = {}
+        for rt in self._pd:
+            groups.setdefault(rt.uid, []).append(rt)
+        self._pd_groups = sorted(groups.items())
         for rt in self._built.joints:
             if rt.mode == "servo" and rt.is_link:
                 self._apply_servo(rt)
         self._ports = self._make_ports()
         self._contacts_tick = -1
         self._contacts: list = []
+        self._up = 2 if self.model.up_axis == "Z" else 1
+        self._floor = -math.inf
+        if self._built.statics:
+            lows = [c.getAABB(uid)[0][self._up] for _p, uid in sorted(self._built.statics.items())]
+            self._floor = min(lows) - self.floor_margin
         self._read_state()
         self._check_escape()
 
     # ------------------------------------------------------------------ state
     def _read_state(self) -> None:
-        c = self._client
+        cid = self._cid
         n = len(self.body_paths)
         ep = np.zeros((n, 3))
         eq = np.zeros((n, 4))
@@ -104,12 +126,12 @@ class PhysicsWorld:
         for uid, base, links in self._built.multibodies:
             if base is not None:
                 i = idx[base]
-                pos, orn = c.getBasePositionAndOrientation(uid)
-                lin, ang = c.getBaseVelocity(uid)
+                pos, orn = pb.getBasePositionAndOrientation(uid, physicsClientId=cid)
+                lin, ang = pb.getBaseVelocity(uid, physicsClientId=cid)
                 ep[i], eq[i], ev[i], ew[i] = pos, from_xyzw(orn), lin, ang
             if links:
-                states = c.getLinkStates(uid, list(range(len(links))), computeLinkVelocity=1,
-                                         computeForwardKinematics=1)
+                states = pb.getLinkStates(uid, list(range(len(links))), computeLinkVelocity=1,
+                                          computeForwardKinematics=1, physicsClientId=cid)
                 for k, path in enumerate(links):
                     st = states[k]
                     i = idx[path]
@@ -119,20 +141,22 @@ class PhysicsWorld:
         bp = ep - _qrot_batch(bq, self._com_p)
         self._pos, self._orn, self._com_world = bp, bq, ep
         self._ang = ew
-        self._lin = ev + np.cross(ew, bp - ep)
+        self._lin = ev + _cross(ew, bp - ep)
 
     def _check_escape(self) -> None:
         if self.fault is not None or not self.body_paths:
             return
         bad = ~np.isfinite(self._pos).all(axis=1) | ~np.isfinite(self._lin).all(axis=1) \
-            | ~np.isfinite(self._orn).all(axis=1) | (np.abs(self._pos) > self.world_bounds).any(axis=1)
+            | ~np.isfinite(self._orn).all(axis=1) | (np.abs(self._pos) > self.world_bounds).any(axis=1) \
+            | (self._pos[:, self._up] < self._floor)
         if bad.any():
             i = int(np.argmax(bad))
             path = self.body_paths[i]
             where = tuple(float(x) for x in self._pos[i])
             self.fault = diag(
                 "error", "physics-body-escaped",
-                f"body {path} left the world at {where} m (bounds +/-{self.world_bounds:g} m or non-finite) "
+                f"body {path} left the world at {where} m (outside +/-{self.world_bounds:g} m, more than "
+                f"{self.floor_margin:g} m below the lowest static collider, or non-finite) "
                 f"at tick {self.tick}; the world stops advancing. The first body to leave names the mechanism "
                 "that diverged", path, tick=self.tick, position=where)
 
@@ -160,7 +184,7 @@ class PhysicsWorld:
                     c.applyExternalTorque(b.uid, b.link, self._torque[i].tolist(), pb.WORLD_FRAME)
             for j in tethers:
                 self._apply_tether(j)
-            c.stepSimulation()
+            pb.stepSimulation(physicsClientId=self._cid)
         self.tick += 1
         self._read_state()
         self._check_escape()
@@ -172,39 +196,51 @@ class PhysicsWorld:
                                            targetPosition=rt.target_position * rt.sign, force=mf)
 
     def _apply_pd(self) -> None:
-        c = self._client
-        by_uid: dict[int, list[JointRt]] = {}
-        for rt in self._pd:
-            by_uid.setdefault(rt.uid, []).append(rt)
-        for uid, rts in by_uid.items():
+        """USD drive law: effort = stiffness*(x* - x) + damping*(v* - v), clipped to maxForce.
+
+        The damping term is integrated implicitly against the joint's effective inertia (so a
+        stiff velocity drive cannot chatter); the spring term is explicit, so static balance
+        is exact.
+        """
+        cid = self._cid
+        dt = self.dt
+        for uid, rts in self._pd_groups:
             links = [rt.link for rt in rts]
-            states = c.getJointStates(uid, links)
+            states = pb.getJointStates(uid, links, physicsClientId=cid)
             efforts = []
             for rt, st in zip(rts, states, strict=True):
                 d = rt.joint.drive
                 q, qd = st[0] * rt.sign, st[1] * rt.sign
-                e = d.stiffness * (rt.target_position - q) + d.damping * (rt.target_velocity - qd)
-                if d.type == "acceleration":
-                    e *= self._effective_inertia(rt)
+                inertia = self._pd_inertia[rt.joint.path]
+                scale = inertia if d.type == "acceleration" else 1.0
+                k, damp = d.stiffness * scale, d.damping * scale
+                e = k * (rt.target_position - q) + damp * (rt.target_velocity - qd) / (1.0 + damp * dt / inertia)
                 e = max(-d.max_force, min(d.max_force, e))
                 rt.effort = e
                 efforts.append(e * rt.sign)
-            c.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL, forces=efforts)
+            pb.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL, forces=efforts, physicsClientId=cid)
 
-    def _effective_inertia(self, rt: JointRt) -> float:
-        child = self._built.bodies.get(self._link_body(rt))
-        if child is None:
-            return 1.0
-        if rt.joint.kind == "prismatic":
-            return child.mass
-        body = self.model.bodies[child.path]
-        return float(np.mean(body.inertia))
+    def _axis_inertia(self, path: str | None, frame: Pose, axis: np.ndarray, kind: str) -> float:
+        """Mass (prismatic) or moment of inertia about the joint axis (revolute) of one side."""
+        if path is None or self.model.bodies[path].kinematic:
+            return math.inf
+        body = self.model.bodies[path]
+        if kind == "prismatic":
+            return body.mass
+        a = quat_rotate(frame.q, axis)
+        rot = quat_to_matrix(body.principal)
+        i_axis = float(sum(body.inertia[k] * float(np.dot(rot[:, k], a)) ** 2 for k in range(3)))
+        r = body.com - frame.p
+        return i_axis + body.mass * float(np.dot(np.cross(r, a), np.cross(r, a)))
 
-    def _link_body(self, rt: JointRt) -> str:
-        for uid, _base, links in self._built.multibodies:
-            if uid == rt.uid:
-                return links[rt.link]
-        return ""
+    def _effective_inertia(self, j: Joint) -> float:
+        i0 = self._axis_inertia(j.body0, j.frame0, j.axis_vec, j.kind)
+        i1 = self._axis_inertia(j.body1, j.frame1, j.axis_vec, j.kind)
+        if math.isinf(i0):
+            return max(i1, 1e-9)
+        if math.isinf(i1):
+            return max(i0, 1e-9)
+        return max(i0 * i1 / (i0 + i1), 1e-9)
 
     def _apply_tether(self, j: Joint) -> None:
         c = self._client
@@ -378,7 +414,7 @@ class PhysicsWorld:
         if name == "target_velocity":
             return float(rt.target_velocity)
         if name in ("torque", "force"):
-            if rt.mode == "servo" and rt.is_link:
+            if rt.mode in ("servo", "velocity") and rt.is_link:
                 return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
             return float(rt.effort)
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
@@ -404,6 +440,12 @@ class PhysicsWorld:
                              f"{name} cannot be commanded")
         if name == "target_velocity":
             rt.target_velocity = v
+            if rt.mode != "pd":
+                rt.mode = "velocity"
+                d = rt.joint.drive
+                mf = d.max_force if d is not None and math.isfinite(d.max_force) else 1.0e12
+                self._client.setJointMotorControl2(rt.uid, rt.link, pb.VELOCITY_CONTROL,
+                                                   targetVelocity=v * rt.sign, force=mf)
             return
         rt.target_position = v
         if rt.mode != "pd":
@@ -469,7 +511,7 @@ class PhysicsWorld:
         if s.kind in ("sphere", "cylinder", "capsule") or (s.kind == "convex" and s.height > 0):
             dims["radius"] = s.radius * inv
             dims["height"] = s.height * inv
-            dims["axis"] = s.axis
+            dims["axis"] = "Z" if s.kind in ("cylinder", "capsule") else s.axis
         if s.kind in ("convex", "trimesh"):
             dims["vertices"] = [tuple(float(c) * inv for c in p) for p in s.vertices]
         if s.kind == "trimesh":
@@ -501,5 +543,3 @@ class PhysicsWorld:
         except Exception:
             pass
 
-
-__all__ = ["PhysicsWorld", "quat_angle"]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from luncosim_core.physics.debug import DebugInfo
+if TYPE_CHECKING:
+    from luncosim_core.physics.debug import DebugInfo
 
 _APP_CACHE: dict[str, object] = {}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -13,7 +14,12 @@ from pxr import Usd
 
 def write_stage(tmp_path: Path, body: str, up: str = "Z", mpu: float = 1.0, name: str = "scene.usda") -> Usd.Stage:
     """Write a usda layer with the given prim text and open it as a stage."""
-    text = f'#usda 1.0\n(\n    upAxis = "{up}"\n    metersPerUnit = {mpu}\n)\n\n' + textwrap.dedent(body)
+    # usda wants every '{' and '}' of a prim body on its own line; the tests write compactly
+    body = textwrap.dedent(body)
+    for _ in range(3):
+        body = re.sub(r"([^\s{])[ \t]*}", "\\1\n}", body)
+    body = re.sub(r"{[ \t]*([^\s}])", "{\n\\1", body)
+    text = f'#usda 1.0\n(\n    upAxis = "{up}"\n    metersPerUnit = {mpu}\n)\n\n' + body
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     stage = Usd.Stage.Open(str(path))

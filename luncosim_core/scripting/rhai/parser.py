@@ -172,6 +172,13 @@ class Parser:
                 self.next()
                 val = None if self._at_stmt_end() else self.parse_expr()
                 return Node("throw", t[2], t[3], e=val)
+            if kw in ("if", "while", "loop", "do", "for", "switch", "try"):
+                # a control-flow statement ends at its closing brace: no postfix/binary tail
+                e = self.parse_primary()
+                return Node("expr", e.line, e.col, e=e)
+        if t[0] == "op" and t[1] == "{":
+            e = self.parse_block()
+            return Node("expr", e.line, e.col, e=e)
         e = self.parse_expr()
         nt = self.peek()
         if nt[0] == "op" and nt[1] in ASSIGN_OPS:
@@ -527,8 +534,11 @@ class Parser:
                                      f"{self.describe(self.peek())}")
             self.next()
         self.fn_depth += 1
-        body = self.parse_expr()
+        st = self.parse_stmt(False)
         self.fn_depth -= 1
+        if st is None:
+            raise self.error("Expecting a closure body")
+        body = st.e if st.k == "expr" else Node("block", st.line, st.col, stmts=[st])
         return Node("closure", t[2], t[3], params=params, body=body)
 
     def parse_if(self) -> Node:

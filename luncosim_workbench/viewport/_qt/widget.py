@@ -10,11 +10,13 @@ C toggles turntable/fly camera (fly: WASD, mouse look).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Signal
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
-from luncosim_core.physics.debug import DebugInfo
+if TYPE_CHECKING:
+    from luncosim_core.physics.debug import DebugInfo
 
 CLICK_SLOP_PX = 4
 _OWN_APP = None

@@ -7,12 +7,14 @@ view frame (metres, +Z up) unless a method says *stage*.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from vispy import scene
-
-from luncosim_core.physics.debug import DebugInfo
+from vispy.util.quaternion import Quaternion
 
 from ..model import camera_math as cm
 from ..model import overlays as ov
@@ -22,6 +24,12 @@ from ..model.transforms import apply
 from .batched_mesh import BucketMeshAdapter
 from .decorations import AxesGizmo, GridAdapter
 from .overlay_adapters import LabelsAdapter, LinesAdapter, MarkersAdapter
+
+if TYPE_CHECKING:
+    from luncosim_core.physics.debug import DebugInfo
+
+# What an absent DebugInfo looks like to the overlay builders (same attributes, all empty).
+NO_DEBUG_INFO = SimpleNamespace(joints=(), colliders=(), contacts=(), centers_of_mass={}, escaped_body=None)
 
 BACKGROUND = (0.10, 0.11, 0.13, 1.0)
 CAMERA_MODES = ("turntable", "fly")
@@ -42,7 +50,7 @@ class ViewportCanvas:
         self._mesh_adapters: dict = {}
         self.grid = GridAdapter(self.view.scene)
         self.gizmo = AxesGizmo(self.canvas, self.view)
-        self.debug_info = DebugInfo()
+        self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
         self.overlays = dict.fromkeys(ov.OVERLAY_NAMES, False)
         self._ov_lines = {n: LinesAdapter(self.view.scene, width=2.0, on_top=n != "colliders")
@@ -99,7 +107,7 @@ class ViewportCanvas:
 
     # ------------------------------------------------------------------ overlays
     def set_debug_info(self, info: DebugInfo | None) -> None:
-        self.debug_info = info if info is not None else DebugInfo()
+        self.debug_info = info if info is not None else NO_DEBUG_INFO
         self._refresh_overlays()
         self.canvas.update()
 
@@ -227,8 +235,14 @@ class ViewportCanvas:
             if self.fly is None:
                 self.fly = scene.FlyCamera(fov=cm.DEFAULT_FOV)
                 self.fly.depth_value = self.turntable.depth_value
-            self.fly.center = tuple(eye)
             self.view.camera = self.fly
+            # start where the turntable eye was, looking at its centre
+            pitch = Quaternion.create_from_axis_angle(math.radians(90.0 + t.elevation), 1, 0, 0)
+            yaw = Quaternion.create_from_axis_angle(math.radians(-t.azimuth), 0, 0, 1)
+            self.fly.center = tuple(eye)
+            self.fly.rotation1 = pitch * yaw
+            self.fly.rotation2 = Quaternion()
+            self.fly.view_changed()
         else:
             self.view.camera = self.turntable
         self.camera_mode = mode

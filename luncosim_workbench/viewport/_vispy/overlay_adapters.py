@@ -40,6 +40,7 @@ class MarkersAdapter:
 
     def __init__(self, parent) -> None:
         self.node = scene.visuals.Markers(parent=parent)
+        self.node.set_data(pos=np.zeros((1, 3), np.float32))  # empty markers break bounds queries
         self.node.set_gl_state("translucent", depth_test=False)
         self.node.order = 30
         self.node.visible = False

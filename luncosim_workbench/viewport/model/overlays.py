@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from luncosim_core.physics.debug import ColliderInfo, DebugInfo, JointFrameInfo
-
 from .transforms import apply, quat_to_matrix
+
+if TYPE_CHECKING:  # the records are read by attribute; importing the physics package is not needed
+    from luncosim_core.physics.debug import ColliderInfo, DebugInfo, JointFrameInfo
 
 OVERLAY_NAMES = ("joints", "colliders", "contacts", "com", "escaped", "labels")
 

@@ -9,6 +9,7 @@ Everything here is expressed in the *view frame* (metres, +Z up; see :mod:`.tran
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +20,13 @@ from luncosim_core.diagnostics import Diagnostic
 
 from .stage_reader import PrimGeometry, read_subtree
 from .transforms import quat_to_matrix, stage_to_view
+
+_STAMPS = itertools.count(1)  # version stamps unique across buckets and reloads
+
+
+def _stamp() -> int:
+    return next(_STAMPS)
+
 
 HIGHLIGHT_COLOR = np.array([1.0, 0.62, 0.08, 1.0], dtype=np.float32)
 HIGHLIGHT_MIX = 0.65
@@ -50,6 +58,7 @@ class Bucket:
     positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))
     normals: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))
     colors: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    run_groups: list | None = None  # cached owner runs, see SceneModel._pose_bucket
     geometry_version: int = 0  # faces / vertex count changed
     pose_version: int = 0  # positions / normals changed
     color_version: int = 0
@@ -76,6 +85,21 @@ def _under(path: str, roots: Iterable[str]) -> bool:
     return False
 
 
+def _run_groups(owners: np.ndarray, local_pos: np.ndarray, local_nrm: np.ndarray) -> list:
+    """Group maximal runs of equal owner by run length: (vertex idx (K, L), owner (K,), pos, nrm)."""
+    if owners.size == 0:
+        return []
+    cut = np.flatnonzero(np.diff(owners)) + 1
+    starts = np.concatenate([[0], cut])
+    lengths = np.diff(np.concatenate([starts, [owners.size]]))
+    groups = []
+    for length in np.unique(lengths):
+        st = starts[lengths == length]
+        idx = st[:, None] + np.arange(length)[None, :]
+        groups.append((idx, owners[st], local_pos[idx], local_nrm[idx]))
+    return groups
+
+
 class SceneModel:
     """Drawable state of one stage: buckets, body frames, selection and purpose filters."""
 
@@ -91,10 +115,13 @@ class SceneModel:
         self._records: dict[str, PrimGeometry] = {}
         self._body_index: dict[str, int] = {}  # body path -> frame index (>= 1)
         self._body_default: dict[str, np.ndarray] = {}  # stage-unit rigid pose from the stage
-        self._body_live: dict[str, np.ndarray] = {}  # stage-unit rigid pose set by the runtime
+        # stage-unit rigid poses set by the runtime, indexed like frames (row 0 unused)
+        self._live_rot = np.zeros((1, 3, 3))
+        self._live_trans = np.zeros((1, 3))
+        self._live_mask = np.zeros(1, bool)
         self._frame_rot = np.eye(3)[None]
         self._frame_trans = np.zeros((1, 3))
-        self._pose_cache: tuple[tuple[str, ...], np.ndarray, np.ndarray] | None = None
+        self._pose_cache: tuple | None = None  # (paths, frame idx, known mask, unknown paths)
         self.version = 0
         if stage is not None:
             self.load(stage)
@@ -108,7 +135,8 @@ class SceneModel:
         self.stage_to_view = stage_to_view(self.up_axis, self.meters_per_unit)
         self._records.clear()
         self._body_default.clear()
-        self._body_live.clear()
+        self._body_index = {}
+        self._live_mask = np.zeros(1, bool)
         self.diagnostics = []
         read = read_subtree(stage, stage.GetPseudoRoot(), UsdGeom.XformCache())
         self._absorb(read)
@@ -151,7 +179,6 @@ class SceneModel:
                 read = read_subtree(self.stage, prim, cache)
                 self._absorb(read)
                 dirty |= {self._key(g) for g in read.geometry}
-        self._body_live = {b: m for b, m in self._body_live.items() if b in self._body_default}
         self._rebuild_frames()
         self._rebuild_buckets(dirty)
         self._apply_selection_colors(dirty & set(self.buckets))
@@ -169,14 +196,10 @@ class SceneModel:
             if k in by_key:
                 by_key[k].append(g)
         for key, prims in by_key.items():
-            old = self.buckets.pop(key, None)
+            self.buckets.pop(key, None)
             if not prims:
                 continue
             b = Bucket(key)
-            if old is not None:
-                b.geometry_version = old.geometry_version
-                b.pose_version = old.pose_version
-                b.color_version = old.color_version
             nv = np.array([g.mesh.n_vertices for g in prims])
             nf = np.array([g.mesh.n_faces for g in prims])
             b.vertex_starts = np.concatenate([[0], np.cumsum(nv)])
@@ -193,23 +216,37 @@ class SceneModel:
             )
             b.owners = np.repeat(owner_of_prim, nv)
             b.prim_paths = tuple(g.path for g in prims)
-            b.geometry_version += 1
-            b.color_version += 1
+            b.geometry_version = _stamp()
+            b.color_version = _stamp()
             self._pose_bucket(b)
             self.buckets[key] = b
         self.buckets = dict(sorted(self.buckets.items()))
         self.version += 1
 
     def _rebuild_frames(self) -> None:
+        live = {
+            b: (self._live_rot[i], self._live_trans[i])
+            for b, i in self._body_index.items()
+            if b in self._body_default and i < self._live_mask.size and self._live_mask[i]
+        }
         bodies = sorted(self._body_default)
         self._body_index = {b: i + 1 for i, b in enumerate(bodies)}
         n = len(bodies) + 1
         self._frame_rot = np.empty((n, 3, 3))
         self._frame_trans = np.empty((n, 3))
+        self._live_rot = np.zeros((n, 3, 3))
+        self._live_trans = np.zeros((n, 3))
+        self._live_mask = np.zeros(n, bool)
         self._frame_rot[0] = self.stage_to_view[:3, :3]
         self._frame_trans[0] = self.stage_to_view[:3, 3]
         for b, i in self._body_index.items():
-            m = self.stage_to_view @ self._body_live.get(b, self._body_default[b])
+            pose = self._body_default[b]
+            if b in live:
+                self._live_rot[i], self._live_trans[i] = live[b]
+                self._live_mask[i] = True
+                pose = np.eye(4)
+                pose[:3, :3], pose[:3, 3] = live[b]
+            m = self.stage_to_view @ pose
             self._frame_rot[i] = m[:3, :3]
             self._frame_trans[i] = m[:3, 3]
         self._pose_cache = None
@@ -219,6 +256,7 @@ class SceneModel:
                 [self._owner_index(p) for p in b.prim_paths]
             )
             b.owners = np.repeat(owner_of_prim, np.diff(b.vertex_starts))
+            b.run_groups = None
             if b.key.dynamic:
                 self._pose_bucket(b)
 
@@ -227,13 +265,23 @@ class SceneModel:
         return self._body_index.get(rec.body_path or "", 0) if rec is not None else 0
 
     def _pose_bucket(self, b: Bucket) -> None:
-        rot = self._frame_rot[b.owners]
-        pos = np.matmul(rot, b.local_positions[:, :, None])[:, :, 0] + self._frame_trans[b.owners]
-        nrm = np.matmul(rot, b.local_normals[:, :, None])[:, :, 0]
-        nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-300)
-        b.positions = pos.astype(np.float32)
-        b.normals = nrm.astype(np.float32)
-        b.pose_version += 1
+        """Transform a bucket's owner-frame vertices by their owners' current frames.
+
+        Vertices come in runs sharing one owner; runs of equal length are stacked so each group
+        is one batched (K, L, 3) @ (K, 3, 3) product (no per-vertex gather of matrices).
+        """
+        if b.run_groups is None:
+            b.run_groups = _run_groups(b.owners, b.local_positions, b.local_normals)
+        pos = np.empty((b.n_vertices, 3), np.float32)
+        nrm = np.empty((b.n_vertices, 3), np.float32)
+        inv_scale = 1.0 / self.meters_per_unit  # frame rotations carry metersPerUnit
+        for idx, own, lp, ln in b.run_groups:
+            rt = self._frame_rot[own].transpose(0, 2, 1)
+            pos[idx] = np.matmul(lp, rt) + self._frame_trans[own][:, None, :]
+            nrm[idx] = np.matmul(ln, rt) * inv_scale
+        b.positions = pos
+        b.normals = nrm
+        b.pose_version = _stamp()
 
     # ------------------------------------------------------------------ poses
     @property
@@ -261,19 +309,17 @@ class SceneModel:
         if self._pose_cache is None or self._pose_cache[0] != paths:
             idx = np.array([self._body_index.get(p, -1) for p in paths], dtype=np.int64)
             known = idx >= 0
-            self._pose_cache = (paths, idx[known], known)
-        _, idx, known = self._pose_cache
-        unknown = tuple(p for p, k in zip(paths, known, strict=True) if not k)
+            unknown = tuple(p for p, k in zip(paths, known, strict=True) if not k)
+            self._pose_cache = (paths, idx[known], known, unknown)
+        _, idx, known, unknown = self._pose_cache
         rot = quat_to_matrix(quat[known])
         trans = pos[known] / self.meters_per_unit  # stage units
         s = self.stage_to_view
         self._frame_rot[idx] = np.matmul(s[:3, :3], rot)
         self._frame_trans[idx] = trans @ s[:3, :3].T + s[:3, 3]
-        for p, r, t in zip(np.array(paths, dtype=object)[known], rot, trans, strict=True):
-            m = np.eye(4)
-            m[:3, :3] = r
-            m[:3, 3] = t
-            self._body_live[p] = m
+        self._live_rot[idx] = rot
+        self._live_trans[idx] = trans
+        self._live_mask[idx] = True
         for b in self.buckets.values():
             if b.key.dynamic:
                 self._pose_bucket(b)
@@ -307,7 +353,7 @@ class SceneModel:
                     rgb = colors[sl, :3] * (1 - HIGHLIGHT_MIX) + HIGHLIGHT_COLOR[:3] * HIGHLIGHT_MIX
                     colors[sl, :3] = rgb
             b.colors = colors
-            b.color_version += 1
+            b.color_version = _stamp()
 
     def set_purpose_visible(self, purpose: str, visible: bool) -> None:
         if purpose not in PURPOSES:

@@ -1,0 +1,3 @@
+within Workbench;
+package Control "Control blocks"
+end Control;

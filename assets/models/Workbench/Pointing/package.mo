@@ -1,0 +1,3 @@
+within Workbench;
+package Pointing "Attitude actuators"
+end Pointing;

@@ -1,0 +1,3 @@
+within Workbench;
+package Power "Energy storage"
+end Power;

@@ -1,0 +1,3 @@
+within Workbench;
+package Thermal "Thermal models"
+end Thermal;

@@ -1,0 +1,174 @@
+"""Modelica benchmarks: compile time per model, cost per communication step, front-end comparison.
+
+Run: ``.venv/bin/python benchmarks/bench_modelica.py`` (set LUNCOSIM_EXTERNAL_ASSETS to include
+LunCoSim's library). Every figure is measured in this run; ratios are against baselines measured
+in the same run (a bare CasADi call of the same right-hand side).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from luncosim_core.modelica import ModelicaParticipant, compile_model
+
+REPO = Path(__file__).resolve().parents[1]
+LIB = REPO / "assets" / "models"
+OURS = [
+    "Workbench/Rover/DriveController.mo",
+    "Workbench/Power/Battery.mo",
+    "Workbench/Thermal/RadiatorMass.mo",
+    "Workbench/Control/FirstOrder.mo",
+    "Workbench/Control/PIDAxis.mo",
+    "Workbench/Pointing/ReactionWheel.mo",
+    "Workbench/Electrical/RCCircuit.mo",
+    "Workbench/Electrical/RCLadder.mo",
+]
+EXTERNAL = ["LunCo/Mobility/RoverDrivetrain.mo", "LunCo/Electrical/Battery.mo",
+            "LunCo/GNC/PIDAxis.mo", "QuarterCar.mo", "Lander.mo", "CommsLink.mo"]
+
+
+def _median_time(fn, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _per_call(fn, n: int) -> float:
+    fn()  # warm
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def bench_compile(paths: list[Path]) -> None:
+    print("\n== compile (rumoca + DAE -> CasADi + block solve), median of 3 ==")
+    for path in paths:
+        cm = compile_model(path)
+        t = _median_time(lambda p=path: compile_model(p), repeat=3)
+        status = "ok" if cm.ok else f"FAILS: {cm.diagnostics[0].code}"
+        print(f"  {cm.model_name or path.name:45s} {t * 1e3:8.1f} ms  {status}")
+
+
+def bench_step(path: Path, n: int = 3000, label: str = "") -> tuple[float, float]:
+    """Per-step cost vs a bare CasADi evaluation of the same right-hand side (same run)."""
+    cm = compile_model(path)
+    assert cm.ok, cm.diagnostics
+    p = ModelicaParticipant(cm)
+    num = cm.numerics
+    rng = np.random.default_rng(0)
+    names = [v.name for v in cm.interface.inputs]
+    defaults = np.array([v.start or 0.0 for v in cm.interface.inputs])
+    # small models get random commands in -1..1; big ones (many live inputs) their defaults
+    values = (rng.uniform(-1, 1, size=(n, len(names))) if len(names) <= 4
+              else np.tile(defaults, (n, 1)))
+    it = iter(range(10**9))
+
+    def step() -> None:
+        i = next(it) % n
+        if names:
+            p.set_inputs(dict(zip(names, values[i], strict=True)))
+        p.step()
+        p.outputs()
+
+    per_step = _per_call(step, n)
+    rhs = num.values_function()
+    guess = np.concatenate([p.xdot, p.z])
+    xdot, z = np.zeros(num.n_x), np.zeros(num.n_z)
+    t = np.array([p.time])
+    buf, ev = rhs.buffer()
+    for i, arr in enumerate((p.x, p.u, p.p, t, guess)):
+        buf.set_arg(i, memoryview(arr))
+    buf.set_res(0, memoryview(xdot))
+    buf.set_res(1, memoryview(z))
+    base = _per_call(ev, n)
+    plain = _per_call(lambda: rhs(p.x, p.u, p.p, p.time, guess), n)
+    print(f"  {label or cm.model_name:40s} step {per_step * 1e6:6.1f} us | one RHS eval "
+          f"{base * 1e6:5.2f} us (plain call {plain * 1e6:5.1f} us) | step/RHS {per_step / base:6.1f}x"
+          f" | {p.method} x{p.substeps}, {'symbolic' if num.explicit else 'Newton'}, "
+          f"{num.n_x} states, {num.n_z} algebraics")
+    return per_step, base
+
+
+def bench_pymoca() -> None:
+    """The alternative front end: pymoca -> CasADi MX residuals, RK4 + Newton each substep."""
+    try:
+        import casadi as ca
+        import pymoca.backends.casadi.generator as gen
+        import pymoca.parser
+    except ImportError:
+        print("\n== pymoca: not installed (pip install pymoca==0.12.*) ==")
+        return
+    print("\n== front-end comparison on the drive controller (flat source) ==")
+    flat = (LIB / "Workbench/Rover/DriveController.mo").read_text()
+    flat = flat.replace("within Workbench.Rover;\n", "")
+    flat = flat.replace("Modelica.Units.SI.Torque", "Real").replace("Modelica.Units.SI.Time", "Real")
+    flat = flat.replace("Modelica.Units.SI.Velocity", "Real").replace("noEvent", "")
+    flat = flat.replace("protected\n", "")
+    t_py = _median_time(lambda: gen.generate(pymoca.parser.parse(flat), "DriveController"), 3)
+    model = gen.generate(pymoca.parser.parse(flat), "DriveController")
+    t_ru = _median_time(lambda: compile_model(source_text=flat, model_name="DriveController"), 3)
+    print(f"  compile: pymoca {t_py * 1e3:.1f} ms, rumoca path {t_ru * 1e3:.1f} ms "
+          f"(pymoca needed the source flattened by hand: no noEvent, no package imports)")
+    x = ca.vertcat(*[s.symbol for s in model.states])
+    dx = ca.vertcat(*[s.symbol for s in model.der_states])
+    z = ca.vertcat(*[s.symbol for s in model.alg_states])
+    u = ca.vertcat(*[s.symbol for s in model.inputs])
+    pars = ca.vertcat(*[s.symbol for s in model.parameters])
+    res = ca.vertcat(*model.equations)
+    w = ca.vertcat(dx, z)
+    g = ca.Function("g", [w, ca.vertcat(x, u, pars)], [res])
+    rf = ca.rootfinder("rf", "newton", g)
+    pv = np.array([40.0, 1.0, 0.15, 1.2])
+    xs, us, hs = ca.MX.sym("x", x.numel()), ca.MX.sym("u", u.numel()), 1 / 240
+    wg = ca.MX.zeros(w.numel())
+    xx = xs
+    for _ in range(4):
+        def f(xv: ca.MX) -> ca.MX:
+            return rf(wg, ca.vertcat(xv, us, pv))[: x.numel()]
+        k1 = f(xx)
+        k2 = f(xx + hs / 2 * k1)
+        k3 = f(xx + hs / 2 * k2)
+        k4 = f(xx + hs * k3)
+        xx = xx + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    step = ca.Function("step", [xs, us], [xx])
+    xv, uv, xo = np.zeros(x.numel()), np.array([0.5, 0.2]), np.zeros(x.numel())
+    buf, ev = step.buffer()
+    buf.set_arg(0, memoryview(xv))
+    buf.set_arg(1, memoryview(uv))
+    buf.set_res(0, memoryview(xo))
+    t_step = _per_call(ev, 2000)  # bare buffered call: no Python I/O around it
+    ours, _ = bench_step(LIB / "Workbench/Rover/DriveController.mo", 2000, "  (ours, same model)")
+    print(f"  pymoca-style step (RK4 x4, Newton rootfinder per stage, bare buffered call): "
+          f"{t_step * 1e6:.1f} us; ours incl. Python I/O {ours * 1e6:.1f} us "
+          f"-> ratio {t_step / ours:.1f}x")
+
+
+def main() -> None:
+    ext = os.environ.get("LUNCOSIM_EXTERNAL_ASSETS")
+    ext_models = Path(ext) / "models" if ext else None
+    paths = [LIB / r for r in OURS]
+    if ext_models and ext_models.is_dir():
+        paths += [ext_models / r for r in EXTERNAL]
+    bench_compile(paths)
+    print("\n== cost per communication step (1/60 s; set inputs, step, read outputs) ==")
+    for path in paths:
+        cm = compile_model(path)
+        if cm.ok:
+            try:
+                bench_step(path, 2000)
+            except Exception as exc:  # noqa: BLE001 - a model that cannot run is reported
+                print(f"  {cm.model_name:45s} cannot step: {exc}")
+    bench_pymoca()
+
+
+if __name__ == "__main__":
+    main()

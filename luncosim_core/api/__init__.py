@@ -1,0 +1,22 @@
+"""The typed command/query vocabulary shared by the UI, scripts, tests and the CLI."""
+
+from luncosim_core.api.commands import (
+    ApplyOp,
+    CausalTrace,
+    Command,
+    CommandResult,
+    GetBrokenConnections,
+    ListConnections,
+    ListPorts,
+    Query,
+    QueryUsdPrim,
+    ReadPorts,
+    ReleasePorts,
+    SetPorts,
+    from_name,
+)
+
+__all__ = [
+    "ApplyOp", "CausalTrace", "Command", "CommandResult", "GetBrokenConnections", "ListConnections",
+    "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetPorts", "from_name",
+]

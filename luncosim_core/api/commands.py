@@ -1,0 +1,123 @@
+"""Commands change the simulation (admitted at the next tick, in arrival order, stamped with tick
+and sequence); queries read it (answered between ticks). All are immutable values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from luncosim_core.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base of commands: admitted at the next tick."""
+
+    name: ClassVar[str] = "Command"
+    correlation_id: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Query:
+    """Base of queries: answered immediately from the current state."""
+
+    name: ClassVar[str] = "Query"
+
+
+@dataclass(frozen=True)
+class SetPorts(Command):
+    """Write ports of one prim; validated as a whole, nothing applied on any error; values hold."""
+
+    name: ClassVar[str] = "SetPorts"
+    target: str = ""
+    writes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReleasePorts(Command):
+    """Stop holding SetPorts values (all of the prim's, or ``names``)."""
+
+    name: ClassVar[str] = "ReleasePorts"
+    target: str = ""
+    names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ApplyOp(Command):
+    """A typed document op to apply between ticks (the projection is rebuilt)."""
+
+    name: ClassVar[str] = "ApplyOp"
+    op: Any = None
+
+
+@dataclass(frozen=True)
+class ReadPorts(Query):
+    name: ClassVar[str] = "ReadPorts"
+    target: str = ""
+    names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ListPorts(Query):
+    name: ClassVar[str] = "ListPorts"
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class QueryUsdPrim(Query):
+    name: ClassVar[str] = "QueryUsdPrim"
+    path: str = ""
+    attrs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ListConnections(Query):
+    name: ClassVar[str] = "ListConnections"
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class GetBrokenConnections(Query):
+    name: ClassVar[str] = "GetBrokenConnections"
+
+
+@dataclass(frozen=True)
+class CausalTrace(Query):
+    name: ClassVar[str] = "CausalTrace"
+    target: str = ""
+    correlation_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command or query returned: ``ok`` with a value, or diagnostics saying why not."""
+
+    ok: bool
+    value: Any = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    tick: int | None = None  # admission tick (commands)
+    sequence: int | None = None  # admission sequence (commands)
+
+    @staticmethod
+    def error(*diags: Diagnostic) -> CommandResult:
+        return CommandResult(False, None, tuple(diags))
+
+
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
+                                 GetBrokenConnections, CausalTrace)}
+
+
+def from_name(name: str, params: dict[str, Any]) -> Command | Query:
+    """Build a command/query from its name and a parameter map (for scripts and the CLI)."""
+    cls = _BY_NAME.get(name)
+    if cls is None:
+        raise KeyError(f"unknown command or query '{name}' (known: {', '.join(sorted(_BY_NAME))})")
+    params = dict(params)
+    for key in ("names", "attrs"):
+        if key in params and params[key] is not None:
+            params[key] = tuple(params[key])
+    if cls is SetPorts and "writes" not in params:
+        target = params.pop("target", "")
+        cid = params.pop("correlation_id", None)
+        return SetPorts(target=target, writes=params, correlation_id=cid)
+    return cls(**params)

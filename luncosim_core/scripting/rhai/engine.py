@@ -1,0 +1,323 @@
+"""The public face of the interpreter: :class:`Engine`, :class:`Limits`, :class:`Scope`,
+:class:`AST` and the confined module resolver."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from . import std_collections  # noqa: F401  (registers the collection natives)
+from .compiler import CompiledLib, Compiler
+from .errors import (
+    BreakSignal,
+    ContinueSignal,
+    ReturnSignal,
+    RhaiLimitError,
+    RhaiRuntimeError,
+    RhaiSyntaxError,
+)
+from .parser import parse
+from .runtime import Cell, LimitValues, Module, Runtime, ScriptFn, pick_untyped
+from .std_core import REGISTRY
+from .values import Unit
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Host-set limits; 0 means unlimited. Operations are counted per loop iteration and
+    per function call, so an endless loop or recursion is always stopped."""
+
+    max_operations: int = 0
+    max_call_depth: int = 64
+    max_expr_depth: int = 0
+    max_string_size: int = 0
+    max_array_size: int = 0
+    max_map_size: int = 0
+
+
+class Scope:
+    """Script variables that persist across runs (top-level ``let``s are written back)."""
+
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
+        self.vars: dict[str, Any] = dict(values or {})
+        self.consts: set[str] = set()
+
+    def push(self, name: str, value: Any) -> Scope:
+        self.vars[name] = value
+        self.consts.discard(name)
+        return self
+
+    def push_constant(self, name: str, value: Any) -> Scope:
+        self.vars[name] = value
+        self.consts.add(name)
+        return self
+
+    def set(self, name: str, value: Any) -> None:
+        self.vars[name] = value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.vars.get(name, default)
+
+    def is_constant(self, name: str) -> bool:
+        return name in self.consts
+
+    def __getitem__(self, name: str) -> Any:
+        return self.vars[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.vars
+
+    def __len__(self) -> int:
+        return len(self.vars)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.vars)
+
+    def __repr__(self) -> str:
+        return f"Scope({self.vars!r})"
+
+
+class AST:
+    """A compiled script. It belongs to the engine that compiled it."""
+
+    def __init__(self, lib: CompiledLib, source: str, file: str, engine: Engine) -> None:
+        self.lib = lib
+        self.source = source
+        self.file = file
+        self._engine = engine
+
+    def functions(self) -> list[tuple[str, int]]:
+        """``(name, arity)`` of every script function, in definition order of first sight."""
+        return sorted(self.lib.fns, key=lambda k: (self.lib.fns[k][0].line, k))
+
+    def __repr__(self) -> str:
+        return f"<AST {self.file or '<script>'}: {len(self.lib.fns)} functions>"
+
+
+class Engine:
+    """A Rhai engine: compile scripts, run them, call their functions; no file, process or
+    network access except the module resolver confined to ``module_roots``."""
+
+    def __init__(self, limits: Limits | None = None,
+                 module_roots: list[Path] | list[str] | None = None) -> None:
+        self.limits = limits or Limits()
+        lv = LimitValues(**{k: getattr(self.limits, k) for k in LimitValues.__dataclass_fields__})
+        self.rt = Runtime(lv)
+        self.module_roots = [Path(r).resolve() for r in (module_roots or [])]
+        self._modules: dict[Path, Module] = {}
+        self._loading: set[Path] = set()
+        self.printed: list[str] = []
+        self.rt.on_print = self.printed.append
+        self.rt.on_debug = self.printed.append
+        self.rt.import_module = self._import
+        for name, fn, ctx in REGISTRY:
+            self._add_native(name, (lambda f: (lambda *a: f(self.rt, *a)))(fn) if ctx else fn,
+                             fn, skip_first=ctx)
+
+    # ── host configuration ─────────────────────────────────────────────────────────────
+    @property
+    def on_print(self) -> Callable[[str], None]:
+        return self.rt.on_print
+
+    @on_print.setter
+    def on_print(self, fn: Callable[[str], None]) -> None:
+        self.rt.on_print = fn
+
+    @property
+    def on_debug(self) -> Callable[[str], None]:
+        return self.rt.on_debug
+
+    @on_debug.setter
+    def on_debug(self, fn: Callable[[str], None]) -> None:
+        self.rt.on_debug = fn
+
+    def _add_native(self, name: str, call: Callable[..., Any], sig_of: Callable[..., Any],
+                    arity: int | None = None, skip_first: bool = False) -> None:
+        rt = self.rt
+        if arity is not None:
+            rt.natives.setdefault(name, {})[arity] = call
+        else:
+            params = list(inspect.signature(sig_of).parameters.values())
+            if skip_first:
+                params = params[1:]
+            if any(p.kind is p.VAR_POSITIONAL for p in params):
+                rt.variadic[name] = call
+                params = [p for p in params if p.kind is not p.VAR_POSITIONAL]
+                lo = sum(1 for p in params if p.default is p.empty)
+                for n in range(lo, len(params) + 1):
+                    rt.natives.setdefault(name, {})[n] = call
+            else:
+                params = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                          p.POSITIONAL_OR_KEYWORD)]
+                lo = sum(1 for p in params if p.default is p.empty)
+                for n in range(lo, len(params) + 1):
+                    rt.natives.setdefault(name, {})[n] = call
+        rt.version += 1
+
+    def register_fn(self, name: str, fn: Callable[..., Any], arity: int | None = None) -> None:
+        """Expose a Python function to scripts. Arity comes from the signature (each count
+        allowed by default parameters is registered; ``*args`` makes it variadic) unless
+        given. It receives and returns Rhai values as Python objects (see the package doc);
+        returning ``None`` gives ``()``. Registering a name and arity again replaces it."""
+        self._add_native(name, fn, fn, arity)
+
+    def register_global_module(self, ast_or_source: AST | str, file: str = "") -> AST:
+        """Make a script's non-private functions callable from every script (a prelude).
+        Its top level runs once (so its constants exist for its own ``global::`` reads)."""
+        ast = ast_or_source if isinstance(ast_or_source, AST) else \
+            self.compile(ast_or_source, file=file)
+        self._exec_top(ast.lib, Scope())
+        for key, fns in ast.lib.fns.items():
+            public = [f for f in fns if not f.private]
+            if public:
+                self.rt.global_fns[key] = public + self.rt.global_fns.get(key, [])
+        self.rt.version += 1
+        return ast
+
+    # ── compile and run ────────────────────────────────────────────────────────────────
+    def compile(self, source: str, file: str = "") -> AST:
+        """Parse and compile; raises :class:`RhaiSyntaxError` (file, line, col, message)."""
+        try:
+            script = parse(source, file, self.limits.max_expr_depth)
+            lib = Compiler(self.rt, script, file).compile()
+        except RecursionError:
+            raise RhaiSyntaxError("Expression exceeds maximum complexity", file, 1, 1) from None
+        return AST(lib, source, file, self)
+
+    def run(self, ast: AST | str, scope: Scope | None = None) -> Any:
+        """Run the top level; top-level variables are written back into ``scope``."""
+        if isinstance(ast, str):
+            ast = self.compile(ast)
+        return self._exec_top(ast.lib, scope if scope is not None else Scope())[0]
+
+    def eval(self, source: str, scope: Scope | None = None, file: str = "") -> Any:
+        """Compile and run ``source``; returns the value of its last statement."""
+        return self.run(self.compile(source, file), scope)
+
+    def has_fn(self, ast: AST, name: str, arity: int | None = None) -> bool:
+        """Does the script define ``name`` (with ``arity`` parameters, if given)?"""
+        if arity is None:
+            return any(k[0] == name for k in ast.lib.fns)
+        return (name, arity) in ast.lib.fns
+
+    def call_fn(self, ast: AST, name: str, args: list[Any] | tuple[Any, ...] = (),
+                this: Any = None, scope: Scope | None = None) -> Any:
+        """Call a script function without re-running the top level. ``this`` (a dict for
+        entity state) is bound as ``this``; changes, including reassignment, are written
+        back into the same dict so state persists across calls."""
+        fns = ast.lib.fns.get((name, len(args)))
+        if not fns:
+            raise RhaiRuntimeError(f"Function not found: {name} with {len(args)} "
+                                   f"parameter{'s' if len(args) != 1 else ''}", ast.file)
+        sf = pick_untyped(fns) or fns[0]
+        rt = self.rt
+        saved = self._enter(ast.lib, scope if scope is not None else Scope())
+        this_in = Unit if this is None else this
+        try:
+            res, new_this = rt.invoke(sf, list(args), this_in)
+        except RecursionError:
+            raise RhaiLimitError(f"Stack overflow in function '{name}'", ast.file) from None
+        finally:
+            self._leave(saved)
+        if type(this) is dict and new_this is not this and type(new_this) is dict:
+            this.clear()
+            this.update(new_this)
+        return res
+
+    # ── internals ──────────────────────────────────────────────────────────────────────
+    def _enter(self, lib: CompiledLib, scope: Scope) -> tuple[Any, ...]:
+        rt = self.rt
+        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib)
+        rt.ops = 0
+        rt.scope = scope.vars
+        rt.scope_consts = scope.consts
+        rt.main_lib = lib
+        return saved
+
+    def _leave(self, saved: tuple[Any, ...]) -> None:
+        rt = self.rt
+        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib = saved
+
+    def _exec_top(self, lib: CompiledLib, scope: Scope) -> tuple[Any, list]:
+        top = lib.top
+        assert top is not None and top.body is not None
+        f: list[Any] = [None] * top.nslots
+        f[0] = Unit
+        saved = self._enter(lib, scope)
+        try:
+            try:
+                r = top.body(f)
+            except ReturnSignal as ret:
+                r = ret.value
+            except (BreakSignal, ContinueSignal):
+                raise RhaiRuntimeError("break/continue outside a loop", lib.file) from None
+            except RecursionError:
+                raise RhaiLimitError("Stack overflow: script nests too deeply", lib.file) \
+                    from None
+        finally:
+            self._leave(saved)
+            for name, slot, boxed in lib.top_vars:
+                v = f[slot]
+                if v is None:
+                    continue
+                scope.vars[name] = v.v if boxed and type(v) is Cell else v
+                if name in lib.const_names:
+                    scope.consts.add(name)
+        return (Unit if r is None else r), f
+
+    def _resolve(self, path: str, file: str, line: int, col: int) -> Path:
+        p = PurePosixPath(path.replace("\\", "/"))
+        if p.is_absolute() or path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+            raise RhaiRuntimeError(f"Module path '{path}' is absolute; only paths relative to "
+                                   "the module roots are allowed", file, line, col)
+        if ".." in p.parts:
+            raise RhaiRuntimeError(f"Module path '{path}' escapes the module roots ('..' is "
+                                   "not allowed)", file, line, col)
+        if not self.module_roots:
+            raise RhaiRuntimeError(f"Module not found: {path} (no module roots are configured)",
+                                   file, line, col)
+        rel = str(p) if p.suffix == ".rhai" else str(p) + ".rhai"
+        for root in self.module_roots:
+            cand = (root / rel).resolve()
+            if not cand.is_relative_to(root):
+                raise RhaiRuntimeError(f"Module path '{path}' escapes the module roots",
+                                       file, line, col)
+            if cand.is_file():
+                return cand
+        raise RhaiRuntimeError(f"Module not found: {path}", file, line, col)
+
+    def _import(self, path: str, file: str, line: int, col: int) -> Module:
+        full = self._resolve(path, file, line, col)
+        m = self._modules.get(full)
+        if m is not None:
+            return m
+        if full in self._loading:
+            raise RhaiRuntimeError(f"Module '{path}' imports itself (cycle)", file, line, col)
+        self._loading.add(full)
+        rt = self.rt
+        saved_depth = rt.depth
+        try:
+            src = full.read_text(encoding="utf-8")
+            ast = self.compile(src, file=str(full))
+            saved_ops = rt.ops
+            _, frame = self._exec_top(ast.lib, Scope())
+            rt.ops = saved_ops
+        finally:
+            self._loading.discard(full)
+            rt.depth = saved_depth
+        m = Module(path)
+        for alias, (slot, boxed) in ast.lib.exports.items():
+            v = frame[slot]
+            v = v.v if boxed and type(v) is Cell else v
+            if type(v) is Module:
+                m.submodules[alias] = v
+            m.vars[alias] = v
+        for key, fns in ast.lib.fns.items():
+            sf: ScriptFn | None = pick_untyped([f for f in fns if not f.private])
+            if sf is not None:
+                m.fns[key] = sf
+        self._modules[full] = m
+        return m

@@ -1,0 +1,153 @@
+"""Whole-loop specialisation: a ``while`` whose condition compares local variables/constants
+and whose body only updates local variables with ``+ - *`` arithmetic is generated as one Python
+function (no closure call per node). Semantics are the general evaluator's: checked i64
+arithmetic, int/float mixing and every other case go through :mod:`.ops`; operations are
+counted per iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import ops
+from .ast import Node
+from .errors import RhaiRuntimeError
+from .values import Unit
+
+_CMP = ("<", "<=", ">", ">=", "==", "!=")
+_ARITH = ("+", "-", "*")
+
+
+class _Gen:
+    def __init__(self, lookup: Callable[[str], Any]) -> None:
+        self.lookup = lookup
+        self.ns: dict[str, Any] = {"Unit": Unit, "RhaiRuntimeError": RhaiRuntimeError}
+        self.k = 0
+
+    def const(self, v: Any) -> str:
+        self.k += 1
+        name = f"K{self.k}"
+        self.ns[name] = v
+        return name
+
+    def operand(self, n: Node) -> tuple[str, str] | None:
+        """(code, static type or '') for a local unboxed variable or a number literal."""
+        if n.k == "lit" and type(n.value) in (int, float):
+            return self.const(n.value), type(n.value).__name__
+        if n.k == "var":
+            v = self.lookup(n.name)
+            if v is not None and not v.boxed:
+                return f"f[{v.slot}]", ""
+        return None
+
+    def slow(self, fn: Callable[[Any, Any], Any], n: Node, file: str) -> str:
+        line, col = n.line, n.col
+
+        def located(a: Any, b: Any) -> Any:
+            try:
+                return fn(a, b)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return self.const(located)
+
+    def arith(self, op: str, a: tuple[str, str], b: tuple[str, str], slow: str,
+              ind: str) -> list[str]:
+        """Lines computing ``r = a op b``."""
+        ints = " and ".join(f"type({x}) is int" for x, t in ((("a", a[1]), ("b", b[1])))
+                            if t != "int") or "True"
+        flts = " and ".join(f"type({x}) is float" for x, t in ((("a", a[1]), ("b", b[1])))
+                            if t != "float") or "True"
+        lines = [f"{ind}a = {a[0]}", f"{ind}b = {b[0]}"]
+        if a[1] == "float" or b[1] == "float":
+            lines += [f"{ind}if {flts}:", f"{ind}    r = a {op} b",
+                      f"{ind}else:", f"{ind}    r = {slow}(a, b)"]
+        else:
+            lines += [f"{ind}if {ints}:", f"{ind}    r = a {op} b",
+                      f"{ind}    if r > 9223372036854775807 or r < -9223372036854775808:",
+                      f"{ind}        r = {slow}(a, b)",
+                      f"{ind}elif {flts}:", f"{ind}    r = a {op} b",
+                      f"{ind}else:", f"{ind}    r = {slow}(a, b)"]
+        return lines
+
+    def stmt(self, st: Node, file: str, ind: str) -> list[str] | None:
+        if st.k != "assign" or st.target.k != "var":
+            return None
+        v = self.lookup(st.target.name)
+        if v is None or v.boxed or v.const:
+            return None
+        tgt = (f"f[{v.slot}]", "")
+        val = st.value
+        if st.op in ("+=", "-=", "*="):
+            op = st.op[0]
+            b = self.operand(val)
+            if b is None:
+                return None
+            slow = self.slow(ops.add_assign if op == "+" else ops.BINARY[op], st, file)
+            return self.arith(op, tgt, b, slow, ind) + [f"{ind}{tgt[0]} = r"]
+        if st.op == "=":
+            b = self.operand(val)
+            if b is not None:
+                return [f"{ind}{tgt[0]} = {b[0]}"]
+            if val.k == "binary" and val.op in _ARITH:
+                x, y = self.operand(val.l), self.operand(val.r)
+                if x is None or y is None:
+                    return None
+                slow = self.slow(ops.BINARY[val.op], val, file)
+                return self.arith(val.op, x, y, slow, ind) + [f"{ind}{tgt[0]} = r"]
+        return None
+
+    def cond(self, c: Node, file: str, ind: str) -> list[str] | None:
+        if c.k != "binary" or c.op not in _CMP:
+            return None
+        a, b = self.operand(c.l), self.operand(c.r)
+        if a is None or b is None:
+            return None
+        slow = self.slow(ops.BINARY[c.op], c, file)
+        return [f"{ind}a = {a[0]}", f"{ind}b = {b[0]}",
+                f"{ind}ta = type(a)",
+                f"{ind}if ta is type(b) and (ta is int or ta is float):",
+                f"{ind}    x = a {c.op} b",
+                f"{ind}else:", f"{ind}    x = {slow}(a, b)",
+                f"{ind}if not x:", f"{ind}    return Unit"]
+
+
+def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Callable | None:
+    """A single generated function for simple ``while`` loops, or ``None``."""
+    g = _Gen(lookup)
+    ind = " " * 16
+    cond = g.cond(n.cond, file, ind)
+    if cond is None:
+        return None
+    body: list[str] = []
+    for st in n.body.stmts:
+        lines = g.stmt(st, file, ind)
+        if lines is None:
+            return None
+        body += lines
+    g.ns["rt"] = rt
+    g.ns["LOC"] = (file, n.cond.line, n.cond.col)
+    src = "\n".join([
+        "def _while(f):",
+        "    n = 0",
+        "    lim = _budget()",
+        "    try:",
+        "        while True:",
+        "            n += 1",
+        "            if n >= lim:",
+        "                rt.ops += n",
+        "                n = 0",
+        "                lim = _budget()",
+        *[ln[4:] for ln in cond],
+        *[ln[4:] for ln in body],
+        "    finally:",
+        "        rt.ops += n",
+        "",
+        "def _budget():",
+        "    left = rt.max_ops - rt.ops",
+        "    if left <= 0:",
+        "        raise rt.too_many_ops().locate(*LOC)",
+        "    return left if left < 4096 else 4096",
+    ])
+    exec(compile(src, f"<rhai-while {file}:{n.line}>", "exec"), g.ns)  # noqa: S102
+    return g.ns["_while"]

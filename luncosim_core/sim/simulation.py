@@ -1,0 +1,445 @@
+"""``Simulation``: the deterministic core of the runtime, one tick at a time, one thread.
+
+Tick order (the design's section 4):
+  1. admit queued commands in arrival order, stamped (tick, sequence);
+  2. scenario participants (Rhai hooks);
+  3. wires propagate, then model participants (Modelica, FMU) step and publish;
+  4. wires propagate again (model outputs reach their sinks in the same tick);
+  5. physics substeps (drives read their ports), then body/joint ports read back;
+  6. a frozen :class:`WorkbenchSnapshot` is made.
+Nothing here reads the wall clock; everything is ordered by prim path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+import traceback
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pxr import Usd, UsdGeom
+
+from luncosim_core.api.commands import (
+    ApplyOp,
+    CausalTrace,
+    Command,
+    CommandResult,
+    GetBrokenConnections,
+    ListConnections,
+    ListPorts,
+    Query,
+    QueryUsdPrim,
+    ReadPorts,
+    ReleasePorts,
+    SetPorts,
+)
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.stdio import native_stdout_to_stderr
+
+with native_stdout_to_stderr():
+    from luncosim_core.physics import PhysicsWorld
+from luncosim_core.ports.declarations import connector_diagnostics, read_declarations, read_wires
+from luncosim_core.ports.fabric import Fabric
+from luncosim_core.ports.model import PortInfo, port_key
+from luncosim_core.ports.registry import PortRegistry, PortWriteError
+from luncosim_core.sim.participants import Participant
+from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
+from luncosim_core.sim.trace import TraceBuffer
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    tick_hz: float = 60.0
+    substeps: int = 4
+    world_bounds: float = 1.0e5
+    max_queue: int = 4096
+
+
+class Simulation:
+    """The runtime projection of one composed stage."""
+
+    def __init__(self, stage: Usd.Stage, config: SimulationConfig | None = None, *, roots=None,
+                 document=None, participant_factory=None, scene: str = "") -> None:
+        self.stage = stage
+        self.config = config or SimulationConfig()
+        self.roots = roots
+        self.document = document  # optional UsdDocument owned by this thread (headless edits)
+        self.participant_factory = participant_factory
+        self.scene = scene or (stage.GetRootLayer().realPath or stage.GetRootLayer().identifier)
+        self.dt = 1.0 / self.config.tick_hz
+        self.tick_count = 0
+        self.generation = 0
+        self.sequence = 0
+        self.pending: deque[tuple[int, Command, object]] = deque()
+        self.trace = TraceBuffer()
+        self.fault: Diagnostic | None = None
+        self.status_reason = ""
+        self._new_diags: list[Diagnostic] = []
+        self.world: PhysicsWorld | None = None
+        self.participants: list[Participant] = []
+        self.build()
+
+    # ------------------------------------------------------------------ building
+    def build(self) -> None:
+        """Project the stage: physics world, ports, wires, participants. A clean slate."""
+        self.teardown()
+        self.generation += 1
+        diags: list[Diagnostic] = []
+        with native_stdout_to_stderr():
+            self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
+                                      world_bounds=self.config.world_bounds)
+        diags += self.world.diagnostics
+        self.participants = list(self.participant_factory(self) if self.participant_factory else [])
+        decls, decl_diags = read_declarations(self.stage)
+        diags += decl_diags
+        declared = {f"{d.prim_path}.{d.attribute}": d for d in decls}
+        wires = read_wires(self.stage, declared)
+        backend: list[tuple[PortInfo, float]] = []
+        for spec in self.world.port_specs():
+            initial = math.nan if spec.direction == "in" and spec.name.startswith(("force_", "torque_")) is False else 0.0
+            backend.append((PortInfo(spec.prim_path, spec.name, spec.direction, spec.type, spec.unit, None, None,
+                                     "physics", "physics" if not spec.writable else "user", spec.writable, False,
+                                     spec.description), self.world.read_port(spec.prim_path, spec.name)
+                            if spec.direction == "out" or spec.name in ("angle", "displacement") else initial))
+        for part in self.participants:
+            backend += part.port_infos()
+        self.registry = PortRegistry()
+        wired = {w.sink_key: w.source_key for w in wires if not w.broken}
+        diags += self.registry.build(decls, backend, wired)
+        self.fabric = Fabric()
+        units = {i.key: i.unit for i in self.registry.infos}
+        diags += self.fabric.compile(wires, self.registry.index, units)
+        diags += connector_diagnostics(self.stage)
+        self._bind_physics_ports()
+        self.diagnostics = diags
+        self._new_diags = list(diags)
+        self.fault = self.world.fault
+        if self.fault:
+            self._new_diags.append(self.fault)
+
+    def _bind_physics_ports(self) -> None:
+        """Index arrays mapping the world's pose/velocity arrays onto registry slots."""
+        reg = self.registry
+        world = self.world
+        n = len(world.body_paths)
+
+        def idx(path: str, name: str) -> int:
+            return reg.index.get(port_key(path, name), -1)
+
+        self._pose_slots = {
+            "positions": np.array([[idx(p, f"position_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
+            "orientations": np.array([[idx(p, f"orientation_{a}") for a in "wxyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 4),
+            "linear_velocities": np.array([[idx(p, f"velocity_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
+            "angular_velocities": np.array([[idx(p, f"angvel_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
+        }
+        vectorised = {"position", "orientation", "velocity", "angvel", "force", "torque"}
+        self._scalar_reads: list[tuple[int, str, str]] = []
+        self._commands: list[tuple[int, str, str]] = []
+        for spec in world.port_specs():
+            i = reg.index.get(port_key(spec.prim_path, spec.name))
+            if i is None:
+                continue
+            is_body_vec = spec.prim_path in world.body_paths and spec.name.rpartition("_")[0] in vectorised
+            if spec.writable:
+                self._commands.append((i, spec.prim_path, spec.name))
+            if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec and spec.name != "mass":
+                self._scalar_reads.append((i, spec.prim_path, spec.name))
+        self._last_written: dict[int, float] = {}
+        wired_sinks = set(self.fabric.sinks.tolist())
+        self._wired_commands = [c for c in self._commands if c[0] in wired_sinks]
+
+    def teardown(self) -> None:
+        """Drop everything projected from the last stage: physics client, participants, traces."""
+        if self.world is not None:
+            self.world.close()
+            self.world = None
+        for part in self.participants:
+            part.close()
+        self.participants = []
+        self.trace.clear()
+        self.pending.clear()
+        self.fault = None
+
+    def close(self) -> None:
+        self.teardown()
+
+    # ------------------------------------------------------------------ commands
+    def submit(self, command: Command, ticket=None) -> int:
+        """Queue a command for admission at the next tick; returns its sequence number."""
+        if len(self.pending) >= self.config.max_queue:
+            raise OverflowError(f"command queue is full ({self.config.max_queue} pending)")
+        self.sequence += 1
+        self.pending.append((self.sequence, command, ticket))
+        return self.sequence
+
+    def _admit(self) -> None:
+        while self.pending:
+            seq, cmd, ticket = self.pending.popleft()
+            try:
+                result = self.execute(cmd, seq)
+            except Exception as exc:  # a bad command never kills the tick
+                result = CommandResult.error(Diagnostic("error", "command-failed", f"{cmd.name}: {exc}", source="runtime"))
+            if ticket is not None:
+                ticket(result)
+
+    def execute(self, cmd: Command, seq: int = 0) -> CommandResult:
+        """Apply one command now (the scheduler calls this at admission)."""
+        tick = self.tick_count + 1
+        if isinstance(cmd, SetPorts):
+            try:
+                writes = self.registry.check_writes(cmd.target, cmd.writes)
+            except PortWriteError as err:
+                self.trace.record_rejected(cmd, tick, seq, err.diagnostics)
+                return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
+            self.registry.hold(writes)
+            self.trace.record(cmd, tick, seq, [(self.registry.infos[i], v) for i, v in writes])
+            return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
+        if isinstance(cmd, ReleasePorts):
+            released = self.registry.release(cmd.target, cmd.names)
+            return CommandResult(True, released, (), tick, seq)
+        if isinstance(cmd, ApplyOp):
+            if self.document is None:
+                return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
+            self.document.apply(cmd.op)
+            self.rebuild_keep_time()
+            return CommandResult(True, cmd.op.label(), (), tick, seq)
+        return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def rebuild_keep_time(self) -> None:
+        """Re-project after a document edit, keeping the clock (bodies restart from authored poses)."""
+        tick, pending = self.tick_count, list(self.pending)
+        self.build()
+        self.tick_count = tick
+        self.pending.extend(pending)
+
+    # ------------------------------------------------------------------ queries
+    def query(self, q: Query) -> CommandResult:
+        try:
+            return self._query(q)
+        except KeyError as exc:
+            return CommandResult.error(Diagnostic("error", "query-not-found", str(exc).strip("'\""), source="runtime"))
+
+    def _query(self, q: Query) -> CommandResult:
+        reg = self.registry
+        if isinstance(q, ReadPorts):
+            ports = reg.ports_of(q.target)
+            if not ports and not self.stage.GetPrimAtPath(q.target):
+                return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.target}", path=q.target, source="runtime"))
+            names = q.names or tuple(p.name for p in ports)
+            out = {}
+            for name in names:
+                info = reg.info(port_key(q.target, name))
+                if info is None:
+                    return CommandResult.error(Diagnostic("error", "port-unknown", f"{q.target} has no port '{name}'", path=q.target, source="runtime"))
+                out[name] = {"value": self.read(q.target, name), **info.to_json()}
+            return CommandResult(True, out)
+        if isinstance(q, ListPorts):
+            infos = reg.infos if q.target is None else reg.ports_of(q.target)
+            return CommandResult(True, [i.to_json() for i in infos])
+        if isinstance(q, QueryUsdPrim):
+            return self._query_prim(q)
+        if isinstance(q, ListConnections):
+            wires = self.fabric.valid + self.fabric.broken
+            if q.target:
+                wires = [w for w in wires if q.target in (w.sink_prim, w.source_prim)]
+            return CommandResult(True, [w.to_json() for w in sorted(wires, key=lambda w: (w.sink_key, w.source_key))])
+        if isinstance(q, GetBrokenConnections):
+            return CommandResult(True, [w.to_json() for w in self.fabric.broken])
+        if isinstance(q, CausalTrace):
+            return CommandResult(True, self.trace.explain(q.target, q.correlation_id, self))
+        return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
+
+    def _query_prim(self, q: QueryUsdPrim) -> CommandResult:
+        prim = self.stage.GetPrimAtPath(q.path) if q.path else None
+        if not prim:
+            return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.path}", path=q.path, source="runtime"))
+        attrs = {}
+        for attr in prim.GetAttributes():
+            if q.attrs and attr.GetName() not in q.attrs:
+                continue
+            value = attr.Get()
+            attrs[attr.GetName()] = _plain(value)
+        pose = self.world_pose(q.path)
+        return CommandResult(True, {
+            "path": q.path, "type": prim.GetTypeName(), "schemas": list(prim.GetAppliedSchemas()),
+            "attributes": attrs, "position": pose[0], "orientation": pose[1],
+            "children": [c.GetName() for c in prim.GetChildren()],
+        })
+
+    def world_pose(self, path: str) -> tuple[list[float], list[float]]:
+        """A body's simulated pose, or a prim's composed world transform (metres, w-x-y-z)."""
+        world = self.world
+        if world is not None and path in world.body_paths:
+            i = world.body_paths.index(path)
+            return [float(x) for x in world.positions()[i]], [float(x) for x in world.orientations()[i]]
+        prim = self.stage.GetPrimAtPath(path)
+        xf = UsdGeom.Xformable(prim) if prim else None
+        if not xf:
+            return [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
+        m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+        mpu = UsdGeom.GetStageMetersPerUnit(self.stage)
+        t = m.ExtractTranslation()
+        q = m.RemoveScaleShear().ExtractRotationQuat()
+        im = q.GetImaginary()
+        return [t[0] * mpu, t[1] * mpu, t[2] * mpu], [q.GetReal(), im[0], im[1], im[2]]
+
+    def read(self, prim_path: str, name: str) -> float | None:
+        """The current value of a port (measured for physics ports); None while pending."""
+        return self.registry.value(port_key(prim_path, name))
+
+    # ------------------------------------------------------------------ the tick
+    def wait_reason(self) -> str:
+        for part in self.participants:
+            reason = part.wait_reason(self)
+            if reason:
+                return f"{part.prim_path}: {reason}"
+        return ""
+
+    def tick(self) -> bool:
+        """Advance one fixed tick. Returns False when nothing advanced (faulted or waiting)."""
+        if self.fault is not None:
+            return False
+        reason = self.wait_reason()
+        if reason:
+            self.status_reason = reason
+            self._admit()
+            return False
+        self.status_reason = ""
+        self._admit()
+        reg = self.registry
+        try:
+            for part in self.participants:
+                if part.phase == "script":
+                    part.step(self)
+            reg.apply_holds()
+            self.fabric.propagate(reg.values)
+            for part in self.participants:
+                if part.phase == "model":
+                    part.step(self)
+            reg.apply_holds()
+            self.fabric.propagate(reg.values)
+            self._physics_step()
+        except Exception as exc:
+            self.fault = Diagnostic("error", "runtime-exception", f"{type(exc).__name__}: {exc}", source="runtime",
+                                    data={"traceback": traceback.format_exc()})
+            self._new_diags.append(self.fault)
+            return False
+        for part in self.participants:
+            self._new_diags += part.take_diagnostics()
+        self.tick_count += 1
+        if self.world.fault is not None and self.fault is None:
+            self.fault = self.world.fault
+            self._new_diags.append(self.fault)
+        return True
+
+    def _physics_step(self) -> None:
+        world = self.world
+        values = self.registry.values
+        held = self.registry.held
+        last = self._last_written
+        for i, path, name in self._commands:
+            if i not in held and i not in self._wired_set():
+                continue
+            v = float(values[i])
+            if v != v or last.get(i) == v:
+                continue
+            world.write_port(path, name, v)
+            last[i] = v
+        world.step()
+        slots = self._pose_slots
+        for attr, idx in slots.items():
+            if idx.size:
+                arr = getattr(world, attr)()
+                mask = idx >= 0
+                values[idx[mask]] = arr[mask]
+        for i, path, name in self._scalar_reads:
+            values[i] = world.read_port(path, name)
+
+    def _wired_set(self) -> set[int]:
+        cached = getattr(self, "_wired_cache", None)
+        if cached is None or cached[0] is not self.fabric:
+            cached = (self.fabric, set(self.fabric.sinks.tolist()))
+            self._wired_cache = cached
+        return cached[1]
+
+    def run(self, ticks: int) -> int:
+        """Advance up to ``ticks`` ticks; returns how many advanced."""
+        done = 0
+        for _ in range(ticks):
+            if not self.tick():
+                break
+            done += 1
+        return done
+
+    # ------------------------------------------------------------------ observing
+    @property
+    def time(self) -> float:
+        return self.tick_count * self.dt
+
+    def status(self, running: bool) -> tuple[str, str]:
+        if self.fault is not None:
+            return "faulted", self.fault.message
+        if self.status_reason:
+            return "waiting", self.status_reason
+        return ("running" if running else "paused"), ""
+
+    def snapshot(self, *, running: bool = False, real_time_factor: float = 0.0) -> WorkbenchSnapshot:
+        world = self.world
+        status, reason = self.status(running)
+        diags, self._new_diags = tuple(self._new_diags), []
+        return WorkbenchSnapshot(
+            tick=self.tick_count, time=self.time, status=status, reason=reason,
+            body_paths=world.body_paths,
+            positions=frozen(world.positions()), orientations=frozen(world.orientations()),
+            linear_velocities=frozen(world.linear_velocities()), angular_velocities=frozen(world.angular_velocities()),
+            port_keys=tuple(self.registry.index), port_values=frozen(self.registry.values),
+            diagnostics=diags, faults=(self.fault,) if self.fault else (),
+            scene=str(self.scene), generation=self.generation, real_time_factor=real_time_factor,
+        )
+
+    def state_hash(self) -> str:
+        """SHA-256 over everything that determines the future: clock, physics, ports, participants."""
+        h = hashlib.sha256()
+        h.update(struct.pack("<q", self.tick_count))
+        h.update(self.world.state_bytes())
+        h.update(np.ascontiguousarray(self.registry.values, dtype="<f8").tobytes())
+        for part in self.participants:
+            h.update(part.prim_path.encode())
+            h.update(part.state_bytes())
+        return h.hexdigest()
+
+
+def _plain(value):
+    """USD values to JSON-friendly Python."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "path") and hasattr(value, "resolvedPath"):
+        return value.path
+    try:
+        seq = list(value)
+    except TypeError:
+        return str(value)
+    return [_plain(v) for v in seq]
+
+
+def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config: SimulationConfig | None = None) -> Simulation:
+    """Compose a scene with its twin's rules and build a headless simulation over it."""
+    from luncosim_core.sim.programs import program_participants
+    from luncosim_core.twin.twin import open_path
+    from luncosim_core.usd.document import UsdDocument
+
+    opened = open_path(scene, lunco_root)
+    if opened.scene is None:
+        raise FileNotFoundError(opened.reason)
+    twin = opened.twin
+    doc = UsdDocument(opened.scene, twin.roots, policy=twin.composition_policy,
+                      runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence)
+    sim = Simulation(doc.stage, config, roots=twin.roots, document=doc, participant_factory=program_participants,
+                     scene=str(opened.scene))
+    sim.diagnostics = list(doc.diagnostics) + sim.diagnostics
+    sim._new_diags = list(doc.diagnostics) + sim._new_diags
+    return sim

@@ -1,0 +1,238 @@
+"""``SimulationWorker``: one thread owns the Simulation; everything else talks to it by message.
+
+Control (play, pause, step, reset, speed) is handled as it arrives. Commands (SetPorts, document
+edits) go into a bounded queue and are admitted at the next tick in arrival order; a paused
+simulation keeps them queued. Queries are answered between ticks. After every tick the worker
+publishes a frozen snapshot through the Qt-free ``snapshot_ready`` signal; an exception on the
+worker becomes a faulted status with its traceback, never a silently dead thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from psygnal import Signal
+
+from luncosim_core.api.commands import Command, CommandResult, Query
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.sim.simulation import Simulation
+from luncosim_core.sim.snapshot import WorkbenchSnapshot
+
+QUEUE_LIMIT = 4096
+
+
+class CommandQueueFull(RuntimeError):
+    """The bounded command queue is full; the command was not accepted."""
+
+
+class SimulationWorker:
+    """Runs a :class:`Simulation` on its own thread, paced to real time times ``speed``."""
+
+    snapshot_ready = Signal(object)  # WorkbenchSnapshot
+    faulted = Signal(object)  # Diagnostic
+
+    def __init__(self, factory: Callable[[], Simulation], *, speed: float | None = 1.0) -> None:
+        self._factory = factory
+        self._inbox: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._steps = 0
+        self._speed = speed  # None = as fast as possible
+        self._stop = threading.Event()
+        self.sim: Simulation | None = None  # touched only on the worker thread
+        self.latest: WorkbenchSnapshot | None = None
+        self.error: Diagnostic | None = None
+        self._rtf = 0.0
+
+    # ------------------------------------------------------------------ API (any thread)
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._main, name="luncosim-sim", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._post(("stop",), block=True)
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def play(self) -> None:
+        self._post(("play",))
+
+    def pause(self) -> None:
+        self._post(("pause",))
+
+    def step(self, n: int = 1) -> None:
+        self._post(("step", int(n)))
+
+    def reset(self) -> None:
+        self._post(("reset",))
+
+    def set_speed(self, speed: float | None) -> None:
+        """Real-time factor (1.0, 2.0, 4.0) or None for as fast as possible."""
+        self._post(("speed", speed))
+
+    def replace(self, factory: Callable[[], Simulation]) -> None:
+        """Tear the current projection down and build a new one (scene switch or edit)."""
+        self._post(("replace", factory))
+
+    def send(self, command: Command) -> Future:
+        """Queue a command; the future resolves with its :class:`CommandResult` at admission."""
+        fut: Future = Future()
+        self._post(("command", command, fut))
+        return fut
+
+    def query(self, q: Query) -> Future:
+        fut: Future = Future()
+        self._post(("query", q, fut))
+        return fut
+
+    def call(self, fn: Callable[[Simulation], object]) -> Future:
+        """Run ``fn(sim)`` on the worker thread between ticks (read-only helpers, tests)."""
+        fut: Future = Future()
+        self._post(("call", fn, fut))
+        return fut
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def _post(self, msg: tuple, block: bool = False) -> None:
+        try:
+            if block:
+                self._inbox.put(msg, timeout=5.0)
+            else:
+                self._inbox.put_nowait(msg)
+        except queue.Full:
+            raise CommandQueueFull(f"the simulation command queue is full ({QUEUE_LIMIT} messages)") from None
+
+    # ------------------------------------------------------------------ worker thread
+    def _main(self) -> None:
+        try:
+            self.sim = self._factory()
+        except Exception as exc:
+            self._fail(exc)
+            return
+        self._publish()
+        next_due = time.perf_counter()
+        window: list[tuple[float, float]] = []
+        while not self._stop.is_set():
+            active = self._running or self._steps > 0
+            timeout = None
+            if active and self._speed is not None and self._steps == 0:
+                timeout = max(0.0, next_due - time.perf_counter())
+            elif active:
+                timeout = 0.0
+            try:
+                msg = self._inbox.get(timeout=timeout) if timeout != 0.0 else self._inbox.get_nowait()
+                if self._handle(msg):
+                    break
+                continue  # drain every message before the next tick
+            except queue.Empty:
+                pass
+            if not (self._running or self._steps > 0) or self.sim is None:
+                continue
+            try:
+                advanced = self.sim.tick()
+            except Exception as exc:
+                self._fail(exc)
+                continue
+            if self._steps > 0:
+                self._steps -= 1
+            now = time.perf_counter()
+            window.append((now, self.sim.time))
+            if len(window) > 30:
+                window.pop(0)
+            if len(window) > 1 and window[-1][0] > window[0][0]:
+                self._rtf = (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+            self._publish()
+            if not advanced:
+                if self.sim.fault is not None:
+                    self._running = False
+                    self._steps = 0
+                    self.faulted.emit(self.sim.fault)
+                else:
+                    time.sleep(0.005)  # waiting for admission (e.g. a compile): do not spin
+            if self._speed is not None:
+                next_due = max(next_due + self.sim.dt / self._speed, now - 0.25)
+        if self.sim is not None:
+            self.sim.close()
+
+    def _handle(self, msg: tuple) -> bool:
+        kind = msg[0]
+        sim = self.sim
+        if kind == "stop":
+            return True
+        if kind == "play":
+            self._running = True
+        elif kind == "pause":
+            self._running = False
+            self._steps = 0
+            self._publish()
+        elif kind == "step":
+            self._steps += msg[1]
+        elif kind == "speed":
+            self._speed = msg[1]
+        elif kind == "reset":
+            self._running = False
+            self._steps = 0
+            try:
+                sim.build()
+                sim.tick_count = 0
+            except Exception as exc:
+                self._fail(exc)
+            self._publish()
+        elif kind == "replace":
+            self._running = False
+            self._steps = 0
+            try:
+                if sim is not None:
+                    sim.close()
+                self.sim = msg[1]()
+            except Exception as exc:
+                self._fail(exc)
+            self._publish()
+        elif kind == "command":
+            _, cmd, fut = msg
+            if sim is None:
+                fut.set_result(CommandResult.error(Diagnostic("error", "no-simulation", "no scene is running", source="runtime")))
+            else:
+                try:
+                    sim.submit(cmd, fut.set_result)
+                except OverflowError as exc:
+                    fut.set_exception(CommandQueueFull(str(exc)))
+        elif kind == "query":
+            _, q, fut = msg
+            fut.set_result(sim.query(q) if sim is not None else CommandResult.error(
+                Diagnostic("error", "no-simulation", "no scene is running", source="runtime")))
+        elif kind == "call":
+            _, fn, fut = msg
+            try:
+                fut.set_result(fn(sim))
+            except Exception as exc:
+                fut.set_exception(exc)
+        return False
+
+    def _publish(self) -> None:
+        if self.sim is None:
+            return
+        snap = self.sim.snapshot(running=self._running, real_time_factor=self._rtf)
+        self.latest = snap
+        self.snapshot_ready.emit(snap)
+
+    def _fail(self, exc: BaseException) -> None:
+        self._running = False
+        self._steps = 0
+        self.error = Diagnostic("error", "runtime-exception", f"{type(exc).__name__}: {exc}", source="runtime",
+                                data={"traceback": traceback.format_exc()})
+        if self.sim is not None:
+            self.sim.fault = self.error
+            self._publish()
+        self.faulted.emit(self.error)

@@ -1,0 +1,176 @@
+"""Compiling: interface with units and bounds, diagnostics with positions, packages, purity."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from luncosim_core.modelica import compile_model
+
+from .conftest import LIBRARY, lib_model
+
+SPRING = """model Spring "mass on a spring"
+  parameter Real m(unit = "kg", min = 0) = 2.0 "mass";
+  parameter Real k(unit = "N/m", min = 0, max = 1000) = 8.0 "stiffness";
+  input Real F(unit = "N") "external force";
+  output Real pos(unit = "m") "position";
+  Real x(start = 0.5, fixed = true, unit = "m");
+  Real v(start = 0, fixed = true, unit = "m/s");
+equation
+  der(x) = v;
+  m * der(v) = -k * x + F;
+  pos = x;
+end Spring;
+"""
+
+
+def test_interface_reports_units_bounds_descriptions_and_starts(write_model):
+    cm = compile_model(write_model("Spring", SPRING))
+    assert cm.ok, cm.diagnostics
+    assert cm.model_name == "Spring"
+    itf = cm.interface
+    assert [(v.name, v.unit, v.description) for v in itf.inputs] == [("F", "N", "external force")]
+    assert [(v.name, v.unit) for v in itf.outputs] == [("pos", "m")]
+    k = itf.parameter("k")
+    assert (k.unit, k.min, k.max, k.start, k.description) == ("N/m", 0.0, 1000.0, 8.0, "stiffness")
+    assert {v.name: v.start for v in itf.states} == {"x": 0.5, "v": 0.0}
+
+
+def test_syntax_error_reports_line_and_column(write_model):
+    bad = SPRING.replace('unit = "m/s");', 'unit = "m/s")')  # missing semicolon
+    cm = compile_model(write_model("Spring", bad))
+    assert not cm.ok
+    d = cm.diagnostics[0]
+    assert d.severity == "error" and d.code == "modelica.syntax"
+    assert d.layer.endswith("Spring.mo")
+    assert d.line == 8 and d.column == 1  # the `equation` keyword after the broken line
+
+
+def test_unresolved_name_is_located(write_model):
+    bad = SPRING.replace("pos = x;", "pos = xx;")
+    cm = compile_model(write_model("Spring", bad))
+    assert not cm.ok
+    d = cm.diagnostics[0]
+    assert d.code == "modelica.unresolved" and "'xx'" in d.message
+    assert (d.line, d.column) == (11, 9)
+
+
+def test_compile_of_source_text_overrides_file_content(write_model):
+    path = write_model("Spring", SPRING)
+    edited = SPRING.replace('output Real pos(unit = "m") "position";',
+                            'output Real pos(unit = "m") "position";\n  output Real speed(unit = "m/s");')
+    edited = edited.replace("pos = x;", "pos = x;\n  speed = v;")
+    cm = compile_model(path, source_text=edited)
+    assert cm.ok, cm.diagnostics
+    assert [v.name for v in cm.interface.outputs] == ["pos", "speed"]
+    assert cm.source_path == path.resolve()
+
+
+def test_events_are_rejected_with_a_located_diagnostic(write_model):
+    text = """model Bouncy
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -9.81;
+  when h < 0 then
+    reinit(v, -0.8 * pre(v));
+  end when;
+end Bouncy;
+"""
+    cm = compile_model(write_model("Bouncy", text))
+    assert not cm.ok
+    d = cm.diagnostics[0]
+    assert d.code == "modelica.unsupported.events"
+    assert "reinit" in d.message and d.line is not None and d.line >= 7
+
+
+def test_unbalanced_model_is_an_error_not_an_exception(write_model):
+    text = "model U\n  Real x(start = 1);\n  Real y;\nequation\n  der(x) = -x;\nend U;\n"
+    cm = compile_model(write_model("U", text))
+    assert not cm.ok
+    assert cm.diagnostics[0].code == "modelica.unbalanced"
+    assert "unbalanced" in cm.diagnostics[0].message
+
+
+def test_unconnected_physical_connector_names_the_free_variable():
+    cm = compile_model(lib_model("Workbench/Electrical/Ground.mo"))
+    assert cm.ok  # grounds its own pin: balanced
+    cm = compile_model(lib_model("Workbench/Electrical/Resistor.mo"))
+    assert not cm.ok
+    assert cm.diagnostics[0].code == "modelica.index"
+    assert "component" in cm.diagnostics[0].message
+
+
+def test_package_within_extends_connectors_and_bundled_msl_subset():
+    # RCCircuit: within, extends OnePort, connectors with flow, connect(), SI types from the
+    # bundled Modelica subset, component modifiers R(R = R).
+    cm = compile_model(lib_model("Workbench/Electrical/RCCircuit.mo"))
+    assert cm.ok, cm.diagnostics
+    assert cm.model_name == "Workbench.Electrical.RCCircuit"
+    assert {v.name: v.unit for v in cm.interface.outputs} == {"v_cap": "V", "current": "A"}
+    assert cm.interface.input("V_supply").unit == "V"
+
+
+def test_arrays_and_for_equations_scalarize():
+    cm = compile_model(lib_model("Workbench/Electrical/RCLadder.mo"))
+    assert cm.ok, cm.diagnostics
+    assert [v.name for v in cm.interface.states] == ["v[1]", "v[2]", "v[3]", "v[4]"]
+
+
+def test_model_importing_msl_from_a_user_file(write_model):
+    text = """model Rad
+  import Modelica.Units.SI;
+  import Modelica.Constants.sigma;
+  parameter SI.Area A = 1;
+  input SI.HeatFlowRate q;
+  output SI.Temperature T(start = 250, fixed = true);
+equation
+  1000 * der(T) = q - A * sigma * T^4;
+end Rad;
+"""
+    cm = compile_model(write_model("Rad", text))
+    assert cm.ok, cm.diagnostics
+    assert cm.interface.output("T").unit == "K"
+    assert cm.interface.input("q").unit == "W"
+
+
+def test_compile_is_pure_and_thread_safe():
+    path = lib_model("Workbench/Rover/DriveController.mo")
+    first = compile_model(path)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: compile_model(path), range(4)))
+    for cm in results:
+        assert cm.ok and cm.interface == first.interface and cm.source_hash == first.source_hash
+
+
+def test_missing_file_is_a_diagnostic(tmp_path):
+    cm = compile_model(tmp_path / "nope.mo")
+    assert not cm.ok and cm.diagnostics[0].code == "modelica.source"
+
+
+def test_library_root_option_finds_packages_outside_the_bundle(tmp_path):
+    lib = tmp_path / "lib" / "Extra"
+    lib.mkdir(parents=True)
+    (lib / "package.mo").write_text("within;\npackage Extra\n  constant Real two = 2;\nend Extra;\n")
+    model = tmp_path / "user" / "UseExtra.mo"
+    model.parent.mkdir()
+    model.write_text("model UseExtra\n  output Real y;\nequation\n  y = Extra.two;\nend UseExtra;\n")
+    assert not compile_model(model).ok
+    cm = compile_model(model, library_roots=[tmp_path / "lib"])
+    assert cm.ok, cm.diagnostics
+    assert LIBRARY.is_dir()
+
+
+def test_stale_copy_of_the_class_in_the_same_folder_does_not_break_compile(write_model):
+    path = write_model("Spring", SPRING)
+    (path.parent / "Spring_backup.mo").write_text(SPRING.replace("8.0", "9.0"))
+    cm = compile_model(path)
+    assert cm.ok, cm.diagnostics
+    assert cm.interface.parameter("k").start == 8.0
+
+
+def test_editor_buffer_without_a_file_compiles():
+    cm = compile_model(source_text="model A\n  output Real y(unit = \"m\");\nequation\n  y = 1;\nend A;\n")
+    assert cm.ok and cm.model_name == "A"
+    empty = compile_model(source_text="")
+    assert not empty.ok and empty.diagnostics[0].severity == "error"

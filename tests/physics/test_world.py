@@ -1,0 +1,237 @@
+"""World lifecycle: faults, teardown, determinism across runs and processes, ports."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GROUND, LUNAR_SCENE, run, write_stage
+from pxr import Usd
+
+from luncosim_core.physics import PhysicsWorld, PortSpec
+
+ESCAPE = LUNAR_SCENE + """
+def Cube "Fine" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+    double3 xformOp:translate = (0, 5, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+def Cube "Gone" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+    double3 xformOp:translate = (200000, 5, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+def Cube "GoneToo" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+    double3 xformOp:translate = (0, 5, 300000)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+"""
+
+
+def test_body_started_outside_the_world_faults_and_the_world_stops(make_world):
+    w = make_world(ESCAPE)
+    assert w.fault is not None
+    assert w.fault.code == "physics-body-escaped" and w.fault.severity == "error"
+    assert w.fault.path == "/Gone"  # the first by sorted path
+    before = w.state_bytes()
+    run(w, 10)
+    assert w.state_bytes() == before
+    assert w.debug_info().escaped_body == "/Gone"
+
+
+def test_body_below_the_static_world_faults(make_world):
+    w = make_world(LUNAR_SCENE + GROUND + """
+def Cube "Escapee" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+    double3 xformOp:translate = (0, -1510.0, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+""")
+    assert w.fault is not None and w.fault.path == "/Escapee"
+
+
+def test_body_that_leaves_during_the_run_faults_at_that_tick(make_world):
+    w = make_world(LUNAR_SCENE + """
+def Cube "Rocket" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    double size = 1
+    float physics:mass = 1
+}
+""", world_bounds=50.0)
+    assert w.fault is None
+    w.write_port("/Rocket", "force_x", 1000.0)
+    ticks = 0
+    while w.fault is None and ticks < 600:
+        w.step()
+        ticks += 1
+    assert w.fault is not None and w.fault.path == "/Rocket"
+    assert w.fault.data["tick"] == w.tick
+    x = w.positions()[0, 0]
+    run(w, 5)
+    assert w.positions()[0, 0] == x
+
+
+def test_a_new_world_after_close_starts_clean(tmp_path):
+    lunar = write_stage(tmp_path, LUNAR_SCENE + GROUND + ESCAPE.split('def Cube "Gone"')[0]
+                        .replace(LUNAR_SCENE, ""), "a.usda")
+    first = PhysicsWorld(lunar)
+    run(first, 30)
+    first_bytes = first.state_bytes()
+    first.close()
+    first.close()  # idempotent
+    # A different scene in between: earth gravity, other bodies, a joint.
+    other = write_stage(tmp_path, """
+def PhysicsScene "S"
+{
+    float physics:gravityMagnitude = -1
+}
+def Cube "X" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+}
+def PhysicsFixedJoint "J"
+{
+    rel physics:body1 = </X>
+}
+""", "b.usda")
+    mid = PhysicsWorld(other)
+    run(mid, 30)
+    mid.close()
+    # No PhysicsScene now: nothing of the earlier gravity, bodies or constraints survives.
+    plain = write_stage(tmp_path, """
+def Sphere "Ball" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double radius = 0.5
+    double3 xformOp:translate = (0, 5, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+""", "c.usda")
+    third = PhysicsWorld(plain)
+    assert third.body_paths == ("/Ball",)
+    run(third, 30)
+    assert third.positions()[0] == pytest.approx([0, 5, 0], abs=1e-12)
+    assert third.read_port("/Ball", "contact") == 0.0
+    third.close()
+    again = PhysicsWorld(Usd.Stage.Open(str(tmp_path / "a.usda")))
+    run(again, 30)
+    assert again.state_bytes() == first_bytes
+    again.close()
+
+
+ROVER = LUNAR_SCENE + GROUND + """
+def Xform "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    float physics:mass = 200
+    double3 xformOp:translate = (0, 1.0, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+    def Cube "Chassis" (prepend apiSchemas = ["PhysicsCollisionAPI"])
+    {
+        double size = 1
+        double3 xformOp:scale = (2, 0.4, 1.2)
+        uniform token[] xformOpOrder = ["xformOp:scale"]
+    }
+}
+"""
+
+
+def _wheel(name: str, x: float, z: float) -> str:
+    return f"""
+def Cylinder "{name}" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"])
+{{
+    uniform token axis = "Z"
+    double radius = 0.4
+    double height = 0.2
+    float physics:mass = 10
+    double3 xformOp:translate = ({x}, 0.6, {z})
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}}
+def PhysicsRevoluteJoint "{name}Axle" (prepend apiSchemas = ["PhysicsDriveAPI:angular"])
+{{
+    rel physics:body0 = </Rover>
+    rel physics:body1 = </{name}>
+    uniform token physics:axis = "Z"
+    float drive:angular:physics:damping = 200
+    float drive:angular:physics:maxForce = 400
+    float drive:angular:physics:targetVelocity = -60
+}}
+"""
+
+
+def rover_scene() -> str:
+    return ROVER + "".join(_wheel(n, x, z) for n, x, z in
+                           (("WheelFL", 0.8, 0.75), ("WheelFR", 0.8, -0.75),
+                            ("WheelRL", -0.8, 0.75), ("WheelRR", -0.8, -0.75)))
+
+
+def test_rover_drives_forward_on_velocity_drives(make_world):
+    w = make_world(rover_scene())
+    assert not [d for d in w.diagnostics if d.severity == "error"]
+    run(w, 240)
+    rover = w.positions()[w.body_paths.index("/Rover")]
+    assert rover[0] > 0.5  # -60 deg/s about +Z rolls the wheels towards +X
+    assert abs(rover[2]) < 0.1
+    assert w.read_port("/WheelFLAxle", "velocity") == pytest.approx(-1.047, rel=0.1)
+
+
+def _hash_run(path: str, ticks: int) -> str:
+    w = PhysicsWorld(Usd.Stage.Open(path))
+    h = hashlib.sha256()
+    for _ in range(ticks):
+        w.step()
+        h.update(w.state_bytes())
+    w.close()
+    return h.hexdigest()
+
+
+def test_two_runs_hash_equal_in_process_and_in_a_subprocess(tmp_path):
+    path = tmp_path / "rover.usda"
+    write_stage(tmp_path, rover_scene(), "rover.usda")
+    a = _hash_run(str(path), 120)
+    b = _hash_run(str(path), 120)
+    assert a == b
+    code = (
+        "import hashlib, sys\n"
+        "from pxr import Usd\n"
+        "from luncosim_core.physics import PhysicsWorld\n"
+        "w = PhysicsWorld(Usd.Stage.Open(sys.argv[1]))\n"
+        "h = hashlib.sha256()\n"
+        "for _ in range(120):\n"
+        "    w.step(); h.update(w.state_bytes())\n"
+        "print(h.hexdigest())\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                         cwd=root, timeout=120, check=True)
+    assert out.stdout.strip().splitlines()[-1] == a
+
+
+def test_port_specs_and_errors(make_world):
+    w = make_world(rover_scene())
+    specs = w.port_specs()
+    assert all(isinstance(s, PortSpec) for s in specs)
+    by = {(s.prim_path, s.name): s for s in specs}
+    assert by[("/Rover", "position_x")].unit == "m" and by[("/Rover", "position_x")].direction == "out"
+    assert by[("/Rover", "force_y")].writable and by[("/Rover", "force_y")].unit == "N"
+    assert by[("/Rover", "torque_z")].unit == "N*m"
+    assert by[("/Rover", "contact")].type == "bool"
+    assert by[("/WheelFLAxle", "angle")].unit == "rad" and by[("/WheelFLAxle", "angle")].writable
+    assert by[("/WheelFLAxle", "velocity")].unit == "rad/s"
+    assert [(s.prim_path, s.name) for s in specs] == sorted((s.prim_path, s.name) for s in specs)
+    with pytest.raises(KeyError, match="no physics port 'angle'"):
+        w.read_port("/Rover", "angle")
+    with pytest.raises(KeyError, match="/Nope"):
+        w.read_port("/Nope", "position_x")
+    with pytest.raises(ValueError, match="output"):
+        w.write_port("/Rover", "position_x", 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        w.write_port("/Rover", "force_x", float("nan"))
+    with pytest.raises(ValueError, match="number"):
+        w.write_port("/Rover", "force_x", "fast")

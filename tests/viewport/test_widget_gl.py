@@ -1,0 +1,120 @@
+"""The Qt ViewportWidget under a real X display (xvfb-run): clicks, hover, selection, keys."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from viewport_helpers import write_stage
+
+pytestmark = [
+    pytest.mark.gl,
+    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)"),
+]
+
+SCENE = """
+def Cube "Ground" { double size = 1
+    double3 xformOp:translate = (0, 0, -0.05)
+    float3 xformOp:scale = (12, 12, 0.1)
+    uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"] }
+def Cube "Red" { double size = 1
+    double3 xformOp:translate = (-2, 0, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+    color3f[] primvars:displayColor = [(0.9, 0.05, 0.05)] }
+def Sphere "Ball" { double radius = 0.5
+    double3 xformOp:translate = (2, 0, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+"""
+
+
+@pytest.fixture
+def widget(qtbot, tmp_path):
+    from luncosim_workbench.viewport import ViewportWidget
+
+    w = ViewportWidget(size=(400, 300))
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_stage(write_stage(tmp_path, SCENE))
+    w.viewport.set_camera({"eye": (0, -10, 4), "center": (0, 0, 0.5)})
+    return w
+
+
+def _px(w, point):
+    x, y = w.viewport.project([point])[0]
+    from PySide6.QtCore import QPoint
+
+    return QPoint(int(round(x)), int(round(y)))
+
+
+def test_vispy_uses_pyside6(widget):
+    assert widget.canvas.app.backend_name.lower() == "pyside6"
+
+
+def test_click_emits_the_prim_under_the_cursor(widget, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
+        QTest.mouseClick(widget.canvas.native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         _px(widget, (-2, 0, 0.5)))
+    assert sig.args == ["/Red"]
+    with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
+        QTest.mouseClick(widget.canvas.native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         _px(widget, (0, 0, 6)))  # sky
+    assert sig.args == [""]
+
+
+def test_hover_emits_path_and_sets_tooltip(widget, qtbot):
+    from PySide6.QtTest import QTest
+
+    with qtbot.waitSignal(widget.primHovered, timeout=2000) as sig:
+        QTest.mouseMove(widget.canvas.native, _px(widget, (2, 0, 0.5)))
+    assert sig.args == ["/Ball"]
+    assert widget.canvas.native.toolTip() == "/Ball"
+
+
+def test_set_selection_highlights_in_the_widget(widget):
+    p = _px(widget, (-2, 0, 0.5))
+    before = widget.render()[p.y(), p.x()].astype(int)
+    widget.set_selection(["/Red"])
+    after = widget.render()[p.y(), p.x()].astype(int)
+    assert after[1] > before[1] + 40  # red turned orange
+
+
+def test_f_frames_the_selection(widget, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    widget.set_selection(["/Ball"])
+    QTest.keyClick(widget.canvas.native, Qt.Key.Key_F)
+    assert np.allclose(widget.viewport.turntable.center, (2, 0, 0.5))
+    far = widget.viewport.turntable.distance
+    widget.set_selection([])
+    QTest.keyClick(widget.canvas.native, Qt.Key.Key_Home)
+    assert widget.viewport.turntable.distance > far  # fit-all frames the 12 m ground
+
+
+def test_standard_views_and_fly_mode(widget, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(widget.canvas.native, Qt.Key.Key_7)
+    assert widget.viewport.turntable.elevation == 90
+    QTest.keyClick(widget.canvas.native, Qt.Key.Key_C)
+    assert widget.viewport.camera_mode == "fly"
+    assert widget.viewport.view.camera is widget.viewport.fly
+    widget.set_camera_mode("turntable")
+    assert widget.viewport.view.camera is widget.viewport.turntable
+
+
+def test_fly_mode_starts_looking_at_the_orbit_centre(widget):
+    vc = widget.viewport
+    vc.turntable.center = (2.0, 0.0, 0.5)
+    vc.turntable.azimuth, vc.turntable.elevation = 30.0, 20.0
+    vc.set_camera_mode("fly")
+    x, y = vc.project([(2.0, 0.0, 0.5)])[0]
+    w, h = widget.canvas.size
+    assert abs(x - w / 2) < 2 and abs(y - h / 2) < 2
