@@ -6,6 +6,7 @@ empty scene (ground grid and gizmo only) the same way, so the printed ratios do 
 machine. ``--readback`` also times ``render()`` (draw + pixel readback, what headless PNGs cost).
 
 Run: .venv/bin/python benchmarks/bench_viewport.py [--frames 60] [--size 1280x800] [--bodies 200,500,2000]
+     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/bench_viewport.py --widget
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def build_stage(n_bodies: int, folder: Path) -> Usd.Stage:
     for i in range(n_bodies):
         body = UsdGeom.Xform.Define(stage, f"/World/B{i:05d}")
         UsdPhysics.RigidBodyAPI.Apply(body.GetPrim())
-        UsdGeom.XformCommonAPI(body).SetTranslate(Gf.Vec3d(2.0 * (i % side), 2.0 * (i // side), 0.5))
+        UsdGeom.XformCommonAPI(body).SetTranslate(
+            Gf.Vec3d(2.0 * (i % side), 2.0 * (i // side), 0.5)
+        )
         box = UsdGeom.Cube.Define(stage, f"/World/B{i:05d}/Box")
         box.GetSizeAttr().Set(0.8)
         box.CreateDisplayColorAttr([tuple(float(c) for c in rng.uniform(0.2, 0.9, 3))])
@@ -49,11 +52,25 @@ def _finish(vc) -> None:
     gloo.gl.glFinish()
 
 
-def time_frames(vc, frames: int, poses=None, readback: bool = False) -> tuple[float, float]:
+def _qt_draw(vc) -> None:
+    """One synchronous on-screen repaint of the Qt widget, finished on the GPU."""
+    from PySide6.QtWidgets import QApplication
+
+    vc.canvas.native.repaint()
+    QApplication.processEvents()
+    vc.canvas.set_current()
+    _finish(vc)
+
+
+def time_frames(
+    vc, frames: int, poses=None, readback: bool = False, draw=None
+) -> tuple[float, float]:
     """Mean seconds per frame and mean seconds in set_body_poses."""
     t_pose = 0.0
     vc.canvas.set_current()
     vc.render()  # warm-up: shaders compiled, buffers allocated
+    if draw is not None:
+        draw(vc)
     t0 = time.perf_counter()
     for f in range(frames):
         if poses is not None:
@@ -67,6 +84,8 @@ def time_frames(vc, frames: int, poses=None, readback: bool = False) -> tuple[fl
             t_pose += time.perf_counter() - ts
         if readback:
             vc.render()
+        elif draw is not None:
+            draw(vc)
         else:
             vc.canvas.set_current()
             vc.canvas.events.draw(region=None)
@@ -79,17 +98,37 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--size", default="1280x800")
     ap.add_argument("--bodies", default="200,500,2000")
-    ap.add_argument("--readback", action="store_true", help="also time render() with pixel readback")
+    ap.add_argument(
+        "--readback", action="store_true", help="also time render() with pixel readback"
+    )
+    ap.add_argument(
+        "--widget",
+        action="store_true",
+        help="draw through the Qt ViewportWidget on screen (needs X, e.g. xvfb-run)",
+    )
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
     counts = [int(c) for c in args.bodies.split(",")]
 
-    vc, backend = headless._new_canvas(w, h)
+    draw = None
+    if args.widget:
+        from PySide6.QtWidgets import QApplication
+
+        from luncosim_workbench.viewport import ViewportWidget
+
+        qapp = QApplication.instance() or QApplication([])
+        widget = ViewportWidget(size=(w, h))
+        widget.resize(w, h)
+        widget.show()
+        qapp.processEvents()
+        vc, backend, draw = widget.viewport, "pyside6 widget", _qt_draw
+    else:
+        vc, backend = headless._new_canvas(w, h)
     print(f"backend={backend} size={w}x{h} frames={args.frames}")
     from vispy import gloo
 
     print("GL:", gloo.gl.glGetParameter(gloo.gl.GL_RENDERER))
-    base_frame, _ = time_frames(vc, args.frames)
+    base_frame, _ = time_frames(vc, args.frames, draw=draw)
     print(f"baseline empty scene: {1.0 / base_frame:7.1f} fps ({base_frame * 1e3:6.2f} ms/frame)")
     with tempfile.TemporaryDirectory() as tmp:
         for n in counts:
@@ -99,7 +138,7 @@ def main() -> None:
             load = time.perf_counter() - t
             paths = vc.model.body_paths
             base = np.array([vc.model.body_position(p) for p in paths])
-            frame, pose = time_frames(vc, args.frames, (paths, base))
+            frame, pose = time_frames(vc, args.frames, (paths, base), draw=draw)
             tris = sum(b.n_faces for b in vc.model.buckets.values())
             line = (
                 f"{n:5d} bodies ({tris:6d} tris, {vc.n_mesh_visuals} mesh visuals): "

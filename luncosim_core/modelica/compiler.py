@@ -117,7 +117,10 @@ def _compile_error_diagnostics(exc: BaseException, text: str, layer: str) -> lis
     if quoted:
         line, col = _locate_name(text, quoted.group(1))
     code = "modelica.compile"
-    if "unbalanced" in message:
+    if type(exc).__name__ == "PanicException":
+        code = "modelica.compiler_crash"
+        message = f"the Modelica compiler (rumoca) crashed on this model: {message}"
+    elif "unbalanced" in message:
         code = "modelica.unbalanced"
     elif "unresolved" in message:
         code = "modelica.unresolved"

@@ -31,6 +31,10 @@ EVENT_TABLES = {
 }
 
 
+# Inside an inlined function body: (argument values, output+local values assigned so far).
+FunctionEnv = tuple[list[ca.SX], list["ca.SX | None"]]
+
+
 class TranslationError(Exception):
     """A DAE construct the CasADi translation does not support; ``span`` is (start, end)."""
 
@@ -208,7 +212,7 @@ class _Translator:
         return TranslationError(message, span, src)
 
     def expr(self, node_id: int, env: dict[tuple[int, int], int] | None = None,
-             fenv: list[ca.SX] | None = None) -> ca.SX:
+             fenv: FunctionEnv | None = None) -> ca.SX:
         if not env and fenv is None and node_id in self.cache:
             return self.cache[node_id]
         val = self._expr(node_id, env or {}, fenv)
@@ -216,7 +220,7 @@ class _Translator:
             self.cache[node_id] = val
         return val
 
-    def _expr(self, i: int, env: dict[tuple[int, int], int], fenv: list[ca.SX] | None) -> ca.SX:
+    def _expr(self, i: int, env: dict[tuple[int, int], int], fenv: FunctionEnv | None) -> ca.SX:
         if not 0 <= i < len(self.nodes):
             raise TranslationError(
                 f"the compiler's DAE export references missing expression #{i} "
@@ -288,7 +292,14 @@ class _Translator:
                 raise self.err(i, f"array subscript out of range: {exc}") from None
             raise self.err(i, "more than two subscripts are not supported")
         if kind == "call":
-            return self._call(i, payload, [sub(j) for j in self.node_operands[i]])
+            owner = payload.get("owner", i)
+            operands = self.node_operands.get(i) or self.node_operands.get(owner, [])
+            return self._call(i, payload, [sub(j) for j in operands])
+        if kind == "function_value" and fenv is not None:
+            val = fenv[1][payload["value"]]
+            if val is None:
+                raise self.err(i, "function variable read before it is assigned")
+            return val
         raise self.err(i, f"unsupported expression kind '{kind}'")
 
     def parameter_defaults(self) -> ca.DM:
@@ -310,7 +321,7 @@ class _Translator:
         return self._p_defaults
 
     def _coordinate(self, i: int, payload: Any, env: dict[tuple[int, int], int],
-                    fenv: list[ca.SX] | None) -> ca.SX:
+                    fenv: FunctionEnv | None) -> ca.SX:
         if payload == "time":
             return self.t
         if not isinstance(payload, dict):
@@ -331,7 +342,7 @@ class _Translator:
                 raise self.err(i, "loop index used outside its for-loop")
             return ca.SX(float(env[key]))
         if ck == "function_parameter" and fenv is not None:
-            return fenv[cv["ordinal"]]
+            return fenv[0][cv["ordinal"]]
         raise self.err(i, f"unsupported reference kind '{ck}'")
 
     def _binary(self, i: int, op: str, a: ca.SX, b: ca.SX) -> ca.SX:
@@ -409,7 +420,7 @@ class _Translator:
             (sk, sv), = stmt.items()
             if sk != "assignment":
                 raise self.err(i, f"function '{fn['name']}': '{sk}' statements are not supported")
-            values[sv["target"]] = self.expr(sv["rhs"], None, list(args))
+            values[sv["target"]] = self.expr(sv["rhs"], None, (list(args), values))
         out = values[payload.get("output", 0) or 0]
         if out is None:
             raise self.err(i, f"function '{fn['name']}' never assigns the output used here")

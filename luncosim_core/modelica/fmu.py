@@ -110,9 +110,11 @@ class FmuParticipant:
 
     # -- lifecycle -----------------------------------------------------------------------
     def reset(self) -> None:
-        """Re-initialise the FMU at t = 0, keeping parameter values set so far."""
+        """Re-initialise the FMU at t = 0 keeping parameter values set so far; inputs go back
+        to the FMU's start values (as :meth:`ModelicaParticipant.reset` does)."""
         self._params.update(self._pending)
         self._pending.clear()
+        self._inputs.clear()
         fmu = self._fmu
         if getattr(self, "_initialized", False):
             fmu.reset()

@@ -97,6 +97,15 @@ def check_interface(
                     data={"port": name, "kind": kind},
                 ))
                 continue
+            if bool(unit) != bool(var.unit) and (unit or var.unit or "").strip() not in _UNITLESS:
+                diags.append(Diagnostic(
+                    "warning", "modelica.interface.unit_unchecked",
+                    f"prim {kind} '{name}' declares unit '{unit or ''}' but {model} {kind} "
+                    f"'{name}' declares '{var.unit or ''}': the unit cannot be checked or converted",
+                    path=prop, source="modelica",
+                    data={"port": name, "kind": kind, "declared": unit, "model": var.unit},
+                ))
+                continue
             ok, why = _units_compatible(unit, var.unit)
             if not ok:
                 reason = f" ({why})" if why else ""

@@ -59,13 +59,13 @@ def plan_blocks(F: ca.SX, w: ca.SX) -> list[Block]:
     solved: set[int] = set()
     out: list[Block] = []
     while pending:
-        for bi, (rows, cols) in enumerate(pending):
-            deps = set().union(*(deps_of[r] for r in rows))
-            if all(c in solved or c in cols for c in deps):
-                break
-        else:
+        ready = next((k for k, (rows, cols) in enumerate(pending)
+                      if all(c in solved or c in cols
+                             for c in set().union(*(deps_of[r] for r in rows)))), None)
+        if ready is None:
             raise NumericsError("modelica.numerics", "block-triangular ordering failed")
-        pending.pop(bi)
+        rows, cols = pending.pop(ready)
+        deps = set().union(*(deps_of[r] for r in rows))
         known = sorted(deps - set(cols))
         Jb = ca.jacobian(F[rows], w[cols])
         out.append(Block(rows, cols, known, not ca.depends_on(Jb, w[cols])))
@@ -128,12 +128,11 @@ class Numerics:
         """``(x, u, p, t, w_guess) -> (xdot, z)``; the guess seeds Newton on nonlinear blocks."""
         key = ("values", 0)
         if key not in self._cache:
-            s = self.system
             n_w = self.n_x + self.n_z
             if self.explicit:
                 wg = ca.SX.sym("wg", n_w)
                 w = self.w_explicit
-                f = ca.Function("values", [*self._args(), wg], [w[: self.n_x], w[self.n_x :]])
+                f = ca.Function("values", [*self._args(), wg], [w[: self.n_x, 0], w[self.n_x :, 0]])
             else:
                 f = self._values_mx()
             self._cache[key] = f
@@ -164,7 +163,7 @@ class Numerics:
             for j, c in enumerate(b.cols):
                 sol[c] = out[j]
         wv = ca.vertcat(*sol) if sol else ca.MX(0, 1)
-        return ca.Function("values", [xm, um, pm, tm, wgm], [wv[: self.n_x], wv[self.n_x :]])
+        return ca.Function("values", [xm, um, pm, tm, wgm], [wv[: self.n_x, 0], wv[self.n_x :, 0]])
 
     def rk4_function(self, substeps: int) -> ca.Function:
         """``(x, u, p, t0, h_period, w_guess) -> x1`` with ``substeps`` RK4 steps."""
@@ -208,8 +207,8 @@ class Numerics:
                 x1 = self.rk4_function(substeps)(xm, um, pm, tm, hm, wg)
                 wnext = wg
             else:
-                x1, zi = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:])
-                wnext = ca.vertcat(wg[:nx], zi)
+                x1, zi = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:, 0])
+                wnext = ca.vertcat(wg[:nx, 0], zi)
             xdot1, z1 = self.values_function()(x1, um, pm, tm + hm, wnext)
             if self.explicit:
                 rinf = sym(0.0)
@@ -236,7 +235,7 @@ class Numerics:
             x, z, hsub = xm, zm, hm / substeps
             for k in range(substeps):
                 sol = rf(ca.vertcat(x, z), ca.vertcat(x, um, pm, tm + (k + 1) * hsub, hsub))
-                x, z = sol[: self.n_x], sol[self.n_x :]
+                x, z = sol[: self.n_x, 0], sol[self.n_x :, 0]
             f = ca.Function("implicit", [xm, um, pm, tm, hm, zm], [x, z])
             self._cache[key] = f
         return self._cache[key]
@@ -316,7 +315,7 @@ class Numerics:
             nf = len(free)
             f = ca.Function("init", [xm, um, pm, tm, gm],
                             [ca.vertcat(*xout) if xout else ca.MX(0, 1),
-                             sol[nf : nf + self.n_x], sol[nf + self.n_x :]])
+                             sol[nf : nf + self.n_x, 0], sol[nf + self.n_x :, 0]])
             self._cache[key] = f
         return self._cache[key]
 

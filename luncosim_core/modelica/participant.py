@@ -78,6 +78,7 @@ class ModelicaParticipant:
         self._pending.clear()
         self.p[:] = num.default_parameters(self._overrides)
         xs, zs, us = (np.asarray(v, dtype=float).ravel() for v in num.start_function()(self.p))
+        self._z_start = zs
         self.u[:] = us
         self.time = 0.0
         self.ticks = 0
@@ -195,12 +196,18 @@ class ModelicaParticipant:
             self._overrides.update(self._pending)
             self._pending.clear()
             self.p[:] = self._num.default_parameters(self._overrides)
+            self._choose_method()  # a changed time constant may change the substeps needed
         t1 = (self.ticks + 1) * self.period
         self._t[0] = self.ticks * self.period
         nx = self._num.n_x
         self._wg[:nx] = self.xdot
         self._wg[nx:] = self.z
         self._eval()
+        if not self._num.explicit and not self._rinf[0] <= _NEWTON_TOL:
+            # Newton from the previous solution failed: retry once from the start values
+            self._wg[:nx] = 0.0
+            self._wg[nx:] = self._z_start
+            self._eval()
         if not np.all(np.isfinite(self._x1)):
             bad = [n for n, v in zip(self._num.system.state_names, self._x1, strict=True)
                    if not math.isfinite(v)]

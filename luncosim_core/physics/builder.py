@@ -146,7 +146,8 @@ class Builder:
     # ------------------------------------------------------------------ build
     def build(self) -> Built:
         bodies = self.m.bodies
-        tree_joints = [j for j in self.joints if j.kind in TREE_KINDS]
+        tree_joints = [j for j in self.joints if j.kind in TREE_KINDS and not j.exclude_from_tree]
+        excluded = [j for j in self.joints if j.kind in TREE_KINDS and j.exclude_from_tree]
         tethers = [j for j in self.joints if j.kind == "distance"]
         adj: dict[str, list[Joint]] = {p: [] for p in bodies}
         adj[WORLD] = []
@@ -154,7 +155,7 @@ class Builder:
             for b in (j.body0, j.body1):
                 adj[b or WORLD].append(j)
         visited: set[str] = set()
-        cross: list[tuple[Joint, str]] = []  # joint, reason
+        cross: list[tuple[Joint, str]] = [(j, "excluded") for j in excluded]  # joint, reason
         order = self._root_order(tree_joints)
         for root in order:
             if root in visited:
@@ -162,16 +163,17 @@ class Builder:
             self._build_tree(root, adj, visited, cross)
         # Cross edges become constraints, in joint-path order.
         seen: set[str] = set()
-        for j, _reason in sorted(cross, key=lambda x: x[0].path):
+        for j, reason in sorted(cross, key=lambda x: x[0].path):
             if j.path in seen:
                 continue
             seen.add(j.path)
-            self._constraint(j)
+            self._constraint(j, reason)
         for j in tethers:
             self._tether_note(j)
         statics = self._statics()
         self._materials()
-        self._joint_collisions(tree_joints + tethers)
+        self._joint_collisions(tree_joints + excluded + tethers)
+        self._initial_velocities()
         self._filters()
         self.joint_rts.sort(key=lambda r: r.joint.path)
         return Built(self.bodies, self.joint_rts, self.owner_of, statics, self.multibodies, tethers)
@@ -321,7 +323,7 @@ class Builder:
                 return j.frame1 if rt.sign > 0 else j.frame0
         raise KeyError(b.path)
 
-    def _constraint(self, j: Joint) -> None:
+    def _constraint(self, j: Joint, reason: str) -> None:
         c = self.c
         fixed0 = j.body0 is None or self.m.bodies[j.body0].kinematic
         fixed1 = j.body1 is None or self.m.bodies[j.body1].kinematic
@@ -362,8 +364,9 @@ class Builder:
             notes.append("its limits")
         what = {"prismatic": "PRISMATIC", "fixed": "FIXED", "spherical": "POINT2POINT",
                 "revolute": "two POINT2POINT points on the axis"}[j.kind]
-        msg = (f"joint {j.path} closes a loop or joins a second fixed body, so it is a pybullet constraint "
-               f"({what}) rather than a multibody link")
+        why = ("it sets physics:excludeFromArticulation" if reason == "excluded"
+               else "it closes a loop or joins a second fixed body (kinematic or world)")
+        msg = f"joint {j.path} is a pybullet constraint ({what}) rather than a multibody link: {why}"
         if notes:
             msg += f"; {' and '.join(notes)} cannot be expressed on a constraint and are ignored"
         self.diags.append(diag("warning" if notes else "info", "physics-joint-as-constraint", msg, j.path))
@@ -375,6 +378,21 @@ class Builder:
             f"distance joint {j.path} is enforced by a stiff spring-damper applied each substep "
             f"(pybullet has no distance constraint); min {j.min_distance:g} m, max {j.max_distance:g} m",
             j.path))
+
+    def _initial_velocities(self) -> None:
+        """``physics:velocity`` / ``angularVelocity`` on multibody roots; links start at rest."""
+        for path in sorted(self.bodies):
+            body, rt = self.m.bodies[path], self.bodies[path]
+            if not (body.velocity.any() or body.angular_velocity.any()) or body.kinematic:
+                continue
+            if rt.link >= 0:
+                self.diags.append(diag("warning", "physics-unsupported",
+                                       f"{path} authors an initial velocity but is a jointed link; it starts "
+                                       "with its tree's root velocity only", path))
+                continue
+            com_offset = quat_rotate(body.pose.q, body.com)
+            lin = body.velocity + np.cross(body.angular_velocity, com_offset)
+            self.c.resetBaseVelocity(rt.uid, list(lin), list(body.angular_velocity))
 
     # ------------------------------------------------------------------ statics, materials, filters
     def _statics(self) -> dict[str, int]:

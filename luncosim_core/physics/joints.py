@@ -104,6 +104,7 @@ class JointReader:
                                     path))
         j = Joint(path, kind, b0, b1, Pose.identity(), Pose.identity())
         j.collision_enabled = bool(api.GetCollisionEnabledAttr().Get())
+        j.exclude_from_tree = bool(api.GetExcludeFromArticulationAttr().Get())
         if kind == "generic" and not self._map_generic(prim, j):
             return None
         self._frames(prim, j, t0, t1)

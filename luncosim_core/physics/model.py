@@ -55,6 +55,8 @@ class Body:
     principal: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
     inertia: np.ndarray = field(default_factory=lambda: np.ones(3))  # principal diag, kg m^2
     material: Material | None = None
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, m/s world
+    angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, rad/s world
 
     @property
     def com_frame(self) -> Pose:
@@ -88,6 +90,7 @@ class Joint:
     min_distance: float = -1.0
     max_distance: float = -1.0
     collision_enabled: bool = False
+    exclude_from_tree: bool = False  # physics:excludeFromArticulation: always a constraint
     drive: Drive | None = None
     generic_from: str | None = None  # the free DOF (rotX, transY, ...) of a mapped generic joint
     initial_coord: float = 0.0  # rest angle (rad) / displacement (m) measured at build

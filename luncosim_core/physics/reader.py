@@ -24,7 +24,8 @@ from .shapes import shape_from_prim, shape_props_in_owner
 
 EARTH_G = 9.80665
 DEFAULT_DENSITY = 1000.0  # kg/m^3, the UsdPhysics fallback when nothing is authored
-TERRAIN_API = "LunCoTerrainAPI"
+# Owner-level collider exceptions: their projectors build the shape from the prim's own geometry.
+OWNER_COLLIDER_APIS = ("LunCoTerrainAPI", "PhysxVehicleWheelAPI")
 
 
 def diag(severity: str, code: str, msg: str, path: str = "", **data) -> Diagnostic:
@@ -91,6 +92,14 @@ class StageReader:
 
     def _find_bodies(self) -> None:
         for prim in self.prims:
+            if prim.HasAPI(UsdPhysics.ArticulationRootAPI):
+                self.diags.append(diag("info", "physics-not-read",
+                                       f"{prim.GetPath()} applies PhysicsArticulationRootAPI, which is not read: "
+                                       "jointed trees always become pybullet multibodies", str(prim.GetPath())))
+            if prim.IsA(UsdGeom.PointInstancer):
+                self.diags.append(diag("warning", "physics-not-read",
+                                       f"{prim.GetPath()} is a PointInstancer; instances get no physics",
+                                       str(prim.GetPath())))
             if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
                 continue
             path = str(prim.GetPath())
@@ -109,14 +118,21 @@ class StageReader:
             self.body_prims[path] = prim
             pose, _ = self.world_pose(prim)
             kin = bool(rb.GetKinematicEnabledAttr().Get())
-            self.bodies[path] = Body(path, pose, kin)
+            body = Body(path, pose, kin)
+            v = rb.GetVelocityAttr().Get()
+            w = rb.GetAngularVelocityAttr().Get()
+            if v is not None:
+                body.velocity = np.array(v, dtype=float) * self.mpu
+            if w is not None:
+                body.angular_velocity = np.radians(np.array(w, dtype=float))
+            self.bodies[path] = body
 
     def _read_colliders(self) -> None:
         for prim in self.prims:
             path = str(prim.GetPath())
             schemas = applied_schemas(prim)
             has_api = prim.HasAPI(UsdPhysics.CollisionAPI)
-            terrain = TERRAIN_API in schemas
+            terrain = any(a in schemas for a in OWNER_COLLIDER_APIS)
             en_attr = prim.GetAttribute("physics:collisionEnabled")
             if not has_api and not terrain:
                 if authored(en_attr) and en_attr.Get() is True:
@@ -179,10 +195,15 @@ class StageReader:
             shape.density = float(dens) * self.kpu / self.mpu**3
 
     def _material(self, prim) -> Material | None:
-        mat, _rel = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial("physics")
-        if not mat:
-            return None
-        mprim = mat.GetPrim()
+        """The physics material: PhysicsMaterialAPI on the collider itself, else the material
+        bound with purpose ``physics`` (an all-purpose look binding is not a physics material)."""
+        if prim.HasAPI(UsdPhysics.MaterialAPI):
+            mprim = prim
+        else:
+            mat, rel = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial("physics")
+            if not mat or rel is None or "physics" not in rel.GetName():
+                return None
+            mprim = mat.GetPrim()
         mpath = str(mprim.GetPath())
         if not mprim.HasAPI(UsdPhysics.MaterialAPI):
             self.diags.append(diag("warning", "physics-material-without-api",

@@ -16,7 +16,7 @@ from pybullet_utils.bullet_client import BulletClient
 from ..diagnostics import Diagnostic
 from .builder import Builder, Built, JointRt
 from .debug import ColliderInfo, ContactInfo, DebugInfo, JointFrameInfo
-from .frames import Pose, from_xyzw, quat_conj, quat_mul, quat_rotate, quat_to_matrix
+from .frames import Pose, from_xyzw, quat_conj, quat_mul, quat_rotate, quat_to_matrix, to_xyzw
 from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
@@ -277,6 +277,25 @@ class PhysicsWorld:
         if b0 is not None and not b0.kinematic:
             c.applyExternalForce(b0.uid, b0.link, (-f).tolist(), a0.tolist(), pb.WORLD_FRAME)
 
+    def move_kinematic(self, path: str, position, orientation=None) -> None:
+        """Place a kinematic body (world metres, optional w,x,y,z); bodies jointed to it follow.
+
+        Raises KeyError for an unknown body and ValueError for a dynamic one.
+        """
+        rt = self._built.bodies.get(path)
+        if rt is None:
+            raise KeyError(f"{path} is not a physics body")
+        if not rt.kinematic or rt.link >= 0:
+            raise ValueError(f"{path} is a dynamic body; only kinematic bodies are placed directly")
+        p = np.asarray(position, dtype=float).reshape(3)
+        q = self._orn[self._index[path]] if orientation is None else np.asarray(orientation, dtype=float)
+        if not (np.isfinite(p).all() and np.isfinite(q).all()):
+            raise ValueError(f"{path}: pose must be finite")
+        inertial = Pose(p, q / np.linalg.norm(q)) * rt.com_frame
+        pb.resetBasePositionAndOrientation(rt.uid, inertial.p.tolist(), to_xyzw(inertial.q),
+                                           physicsClientId=self._cid)
+        self._read_state()
+
     # ------------------------------------------------------------------ arrays
     def _ro(self, a: np.ndarray) -> np.ndarray:
         out = a.copy()
@@ -524,10 +543,15 @@ class PhysicsWorld:
 
     def close(self) -> None:
         """Disconnect the client and drop every engine object; safe to call twice."""
-        if self._client is not None:
+        client = getattr(self, "_client", None)
+        if client is not None:
             try:
-                self._client.disconnect()
+                if client._client >= 0:
+                    pb.disconnect(physicsClientId=client._client)
             finally:
+                # Mark the wrapper disconnected so its own __del__ can never disconnect a
+                # later world that pybullet gave the same client id.
+                client._client = -1
                 self._client = None  # type: ignore[assignment]
                 self._builder.close()
 

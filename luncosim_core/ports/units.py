@@ -35,7 +35,8 @@ def normalize(unit: str | None) -> str:
         return "" if u == "" else "dimensionless"
     u = u.replace(".", "*")
     u = re.sub(r"([A-Za-z])(-?\d+)", r"\1**\2", u)
-    u = u.replace("degC", "degree_Celsius").replace("deg", "degree") if "degree" not in u else u
+    u = re.sub(r"\bdegC\b", "degree_Celsius", u)
+    u = re.sub(r"\bdeg\b", "degree", u)
     return u
 
 

@@ -17,6 +17,7 @@ from pxr import Ar, Sdf, Tf, Usd
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.twin.roots import AssetRoots
+from luncosim_core.usd.usda_fixup import open_tolerant
 
 _OPEN_ASSET_RE = re.compile(
     r"Could not open asset @(?P<dep>[^@]*)@ for (?P<arc>\w+) introduced by @(?P<layer>[^@]*)@(?:<(?P<path>[^>]*)>)?"
@@ -78,6 +79,9 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
             layer = Sdf.Layer.FindOrOpen(path)
             trap.Clear()
     except Tf.ErrorException as exc:
+        fixed = open_tolerant(os.path.abspath(path), path)
+        if fixed is not None:
+            return fixed
         file, line, col, msg = parse_layer_error(str(exc))
         raise DiagnosticError(
             Diagnostic("error", "usd-malformed-layer", f"malformed layer: {msg}", layer=file or path, line=line, column=col, source="usd")
@@ -147,7 +151,10 @@ def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[s
                     child = Sdf.Layer.FindOrOpen(ident)
                     trap.Clear()
             except Tf.ErrorException:
-                continue  # malformed: reported by composition with file and line
+                resolved = str(resolver.Resolve(ident))
+                child = open_tolerant(resolved, os.path.realpath(resolved)) if resolved else None
+                if child is None:
+                    continue  # malformed: reported by composition with file and line
             if child is not None:
                 visit(child)
 
@@ -273,5 +280,5 @@ def stage_metadata_diagnostics(stage: Usd.Stage, layer_name: str) -> list[Diagno
     if not root.pseudoRoot.HasInfo("metersPerUnit"):
         out.append(Diagnostic("warning", "stage-missing-meters-per-unit", "layer has no metersPerUnit", layer=layer_name, source="usd"))
     if not any(True for _ in stage.GetPseudoRoot().GetChildren()):
-        out.append(Diagnostic("warning", "stage-empty", "the composed stage holds no prims", layer=layer_name, source="usd"))
+        out.append(Diagnostic("warning", "stage-empty", "the composed stage defines no prims (only overs or classes, or nothing)", layer=layer_name, source="usd"))
     return out

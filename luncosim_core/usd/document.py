@@ -87,6 +87,9 @@ class UsdDocument:
         if base.dirty:  # a cached, edited layer from an earlier document: start from disk
             base.Reload(True)
         self.base = base
+        # a layer read through the one-line tolerant path is "dirty" from birth: judge by the journal
+        self._normalized_on_open = base.dirty
+        self._saved_position = self.journal.position
         composed = compose(self.path, self.roots, policy=self.policy, session_layer=self.session, root_layer=base)
         self.stage: Usd.Stage = composed.stage
         self.stage.SetEditTarget(Usd.EditTarget(self.base))
@@ -132,7 +135,10 @@ class UsdDocument:
     @property
     def dirty(self) -> bool:
         """Unsaved edits in the base layer or (when persisted) in the runtime layer."""
-        return self.base.dirty or (self.persist_runtime and self.runtime.ExportToString() != self._runtime_saved_text)
+        base_dirty = self.base.dirty
+        if base_dirty and self._normalized_on_open:
+            base_dirty = self.journal.position != self._saved_position
+        return base_dirty or (self.persist_runtime and self.runtime.ExportToString() != self._runtime_saved_text)
 
     def external_change(self) -> bool:
         """True when the source file on disk differs from what this document last read or wrote."""
@@ -141,16 +147,18 @@ class UsdDocument:
     # -- persistence -------------------------------------------------------------------
     def save(self, *, overwrite_external: bool = False) -> None:
         """Write the base layer atomically (and the runtime sidecar when persisted)."""
-        if self.base.dirty and self.external_change() and not overwrite_external:
+        if self.dirty and self.external_change() and not overwrite_external:
             raise ExternalChangeConflict(
                 Diagnostic("error", "usd-external-change",
                            f"{self.path} changed on disk since it was opened; reload or save with overwrite",
                            layer=str(self.path), source="usd")
             )
-        if self.base.dirty:
+        if self.base.dirty and (not self._normalized_on_open or self.journal.position != self._saved_position):
             atomic_write_text(self.path, self.base.ExportToString())
-            self.base.Reload(True)  # the layer now matches the file: clean
+            if not self._normalized_on_open:
+                self.base.Reload(True)  # the layer now matches the file: clean
             self._stamp = FileStamp.of(self.path)
+        self._saved_position = self.journal.position
         if self.persist_runtime and self.runtime_sidecar is not None:
             rt = self.runtime.ExportToString()
             atomic_write_text(self.runtime_sidecar, rt)

@@ -151,8 +151,15 @@ def render_stage_to_png(
     from vispy.io import write_png
 
     img = render_stage_to_array(
-        stage, width=width, height=height, camera=camera, overlays=overlays,
-        body_poses=body_poses, debug_info=debug_info, selection=selection, labels=labels,
+        stage,
+        width=width,
+        height=height,
+        camera=camera,
+        overlays=overlays,
+        body_poses=body_poses,
+        debug_info=debug_info,
+        selection=selection,
+        labels=labels,
     )
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -174,3 +174,16 @@ def test_editor_buffer_without_a_file_compiles():
     assert cm.ok and cm.model_name == "A"
     empty = compile_model(source_text="")
     assert not empty.ok and empty.diagnostics[0].severity == "error"
+
+
+def test_a_full_msl_root_shadows_the_bundled_subset(tmp_path):
+    msl = tmp_path / "msl" / "Modelica"
+    msl.mkdir(parents=True)
+    (msl / "package.mo").write_text(
+        "within;\npackage Modelica\n  package Constants\n    final constant Real tau = 6.28;\n"
+        "  end Constants;\nend Modelica;\n")
+    src = "model Q\n  output Real y;\nequation\n  y = Modelica.Constants.{name};\nend Q;\n"
+    assert compile_model(source_text=src.format(name="sigma")).ok  # bundled subset
+    assert compile_model(source_text=src.format(name="tau"), library_roots=[tmp_path / "msl"]).ok
+    shadowed = compile_model(source_text=src.format(name="sigma"), library_roots=[tmp_path / "msl"])
+    assert not shadowed.ok and shadowed.diagnostics[0].line == 4

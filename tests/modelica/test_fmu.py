@@ -96,8 +96,12 @@ def test_fmu_parameter_applies_at_next_step_and_reset(motor_fmu):
     assert p.outputs()["torque"] == y1
     p.step()
     assert p.outputs()["torque"] == pytest.approx(4.0 + (y1 - 4.0) * math.exp(-0.1 / 0.5), abs=1e-12)
-    p.reset()  # back to t = 0 and the initial torque; the changed gain is kept
+    p.reset()  # back to t = 0, initial torque and input start values; the changed gain is kept
     assert p.time == 0.0 and p.outputs()["torque"] == 0.0
+    p.step()
+    assert p.outputs()["torque"] == 0.0  # command is back at its start value 0
+    p.reset()
+    p.set_inputs({"command": 1.0})
     p.step()
     assert p.outputs()["torque"] == pytest.approx(4.0 * (1 - math.exp(-0.1 / 0.5)), abs=1e-12)
     p.close()

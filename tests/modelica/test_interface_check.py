@@ -52,3 +52,11 @@ def test_incompatible_units_name_both_units():
 def test_unknown_unit_is_reported():
     diags = check_interface(_drive(), declared_outputs={"torque_left": "furlongs.blorp"})
     assert len(diags) == 1 and "unknown unit" in diags[0].message
+
+
+def test_unit_on_one_side_only_is_a_warning(write_model):
+    text = "model NoUnit\n  input Real u;\n  output Real y;\nequation\n  y = u;\nend NoUnit;\n"
+    cm = compile_model(write_model("NoUnit", text))
+    diags = check_interface(cm.interface, {"u": "N"}, {"y": None}, "/P")
+    assert [(d.severity, d.code) for d in diags] == [("warning", "modelica.interface.unit_unchecked")]
+    assert "'N'" in diags[0].message

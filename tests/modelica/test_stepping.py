@@ -161,9 +161,9 @@ def test_deterministic_bit_for_bit_across_runs_and_processes():
     a = _run_drive()
     assert a == _run_drive()
     code = (
-        "import sys; sys.path.insert(0, %r); sys.path.insert(0, %r)\n"
+        "import sys; sys.path.insert(0, {!r}); sys.path.insert(0, {!r})\n"
         "from tests.modelica.test_stepping import _run_drive\n"
-        "print(_run_drive().hex())\n" % (str(REPO), str(REPO / "tests"))
+        "print(_run_drive().hex())\n".format(str(REPO), str(REPO / "tests"))
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == a.hex()
@@ -304,3 +304,81 @@ end Init;
     p.set_parameter("x0", 1.0)
     p.reset()  # reset re-solves the initial equations with the new parameter
     assert p.outputs()["x"] == pytest.approx(2.0)
+
+
+def test_parameter_propagates_through_component_modifiers():
+    p = _participant(lib_model("Workbench/Electrical/RCCircuit.mo"))
+    p.set_parameter("R", 50.0)  # resistor(R = R): RC becomes 0.5 s
+    p.set_inputs({"V_supply": 1.0})
+    for _ in range(60):
+        p.step()
+    assert p.value("resistor.R") == 50.0
+    assert p.outputs()["v_cap"] == pytest.approx(1 - math.exp(-2.0), abs=1e-8)
+
+
+def test_structural_parameter_needs_a_recompile():
+    p = _participant(lib_model("Workbench/Electrical/RCLadder.mo"))
+    with pytest.raises(DiagnosticError) as exc:
+        p.set_parameter("n", 6)
+    assert exc.value.diagnostics[0].code == "modelica.parameter.structural"
+
+
+def test_matrix_parameter_times_state_vector_matches_matrix_exponential(write_model):
+    text = """model M
+  parameter Real A[2,2] = [1, 2; 3, 4];
+  Real x[2](each start = 1, each fixed = true);
+  output Real y[2];
+equation
+  der(x) = -A * x;
+  y = x;
+end M;
+"""
+    p = _participant(write_model("M", text), period=0.01)
+    for _ in range(100):
+        p.step()
+    w, V = np.linalg.eig(-np.array([[1.0, 2.0], [3.0, 4.0]]))
+    exact = (V @ np.diag(np.exp(w)) @ np.linalg.solve(V, np.ones(2))).real
+    out = p.outputs()
+    assert [out["y[1]"], out["y[2]"]] == pytest.approx(exact.tolist(), abs=1e-8)
+    assert {v.name for v in p.compiled.interface.parameters} == {"A[1,1]", "A[1,2]", "A[2,1]", "A[2,2]"}
+
+
+def test_shrinking_a_time_constant_at_runtime_keeps_the_step_stable():
+    p = _participant(lib_model("Workbench/Control/FirstOrder.mo"))
+    assert p.method == "rk4" and p.substeps == 4
+    p.set_inputs({"u": 1.0})
+    p.step()
+    p.set_parameter("T", 1e-5)  # far too fast for RK4 at 1/240 s: re-chosen at the next step
+    for _ in range(10):
+        p.step()
+    assert p.method == "implicit"
+    assert p.outputs()["y"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_user_functions_with_locals_and_two_outputs_are_inlined(write_model):
+    text = """model F
+  function g
+    input Real a;
+    input Real b;
+    output Real s;
+    output Real d;
+  protected
+    Real t;
+  algorithm
+    t := a * 2;
+    s := t + b;
+    d := t - b;
+  end g;
+  input Real u;
+  output Real y1;
+  output Real y2;
+  output Real y3;
+equation
+  (y1, y2) = g(u, 1.0);
+  y3 = g(u + 1, 0.5);
+end F;
+"""
+    p = _participant(write_model("F", text))
+    p.set_inputs({"u": 3.0})
+    p.step()
+    assert p.outputs() == {"y1": 7.0, "y2": 5.0, "y3": 8.5}

@@ -271,3 +271,11 @@ def test_orientation_port_and_arrays_are_read_only(make_world):
         q[0, 0] = 2.0
     assert math.isclose(w.read_port("/Ball", "orientation_w"), 1.0)
     assert isinstance(w.positions(), np.ndarray)
+
+
+def test_authored_initial_velocity(make_world):
+    w = make_world(BALL.replace("uniform token[] xformOpOrder", "vector3f physics:velocity = (3, 0, 0)\n"
+                                "    vector3f physics:angularVelocity = (0, 90, 0)\n    uniform token[] xformOpOrder"))
+    run(w, 60)
+    assert w.positions()[0, 0] == pytest.approx(3.0, rel=1e-6)
+    assert w.read_port("/Ball", "angvel_y") == pytest.approx(math.pi / 2, rel=1e-6)

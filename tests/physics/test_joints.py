@@ -430,3 +430,112 @@ def PhysicsRevoluteJoint "HingeB"
     assert d.path == "/HingeB"
     run(w, 120)
     assert w.positions()[w.body_paths.index("/Bar")] == pytest.approx([0, 5, 0], abs=5e-3)
+
+
+def test_hinge_with_body0_as_the_child_keeps_the_usd_sign(make_world):
+    # body0 = Arm (dynamic), body1 = Anchor (kinematic, the tree root): the engine joint is
+    # reversed, the port still reports body1 relative to body0.
+    scene = HINGE.replace("rel physics:body0 = </Anchor>", "rel physics:body0 = </Arm>").replace(
+        "rel physics:body1 = </Arm>", "rel physics:body1 = </Anchor>").replace(
+        "point3f physics:localPos0 = (0.0, 0, 0)", "point3f physics:localPos0 = (-2.0, 0, 0)").replace(
+        "point3f physics:localPos1 = (-2.0, 0, 0)", "point3f physics:localPos1 = (0.0, 0, 0)")
+    w = make_world(scene)
+    w.write_port("/Hinge", "angle", 1.2)
+    run(w, 480)
+    assert w.read_port("/Hinge", "angle") == pytest.approx(1.2, rel=0.02)
+    arm = w.positions()[w.body_paths.index("/Arm")]
+    # the anchor turned +1.2 relative to the arm, so the arm turned -1.2 about +Y
+    assert arm == pytest.approx([2 * math.cos(1.2), 5.0, 2 * math.sin(1.2)], abs=0.03)
+
+
+def test_spherical_joint_pendulum_keeps_its_pivot(make_world):
+    scene = LUNAR_SCENE + """
+def Cube "Anchor" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
+{
+    double size = 0.2
+    double3 xformOp:translate = (0, 6, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+    bool physics:kinematicEnabled = true
+}
+def Cube "Bob" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    double size = 0.2
+    float physics:mass = 2
+    double3 xformOp:translate = (1, 6, 1)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+def PhysicsSphericalJoint "Ball"
+{
+    rel physics:body0 = </Anchor>
+    rel physics:body1 = </Bob>
+    point3f physics:localPos0 = (0, 0, 0)
+    point3f physics:localPos1 = (-1, 0, -1)
+}
+"""
+    w = make_world(scene)
+    lowest = 6.0
+    for _ in range(180):
+        w.step()
+        bob = w.positions()[w.body_paths.index("/Bob")]
+        # the pivot is the bob's (-1, 0, -1) corner: it stays at the anchor
+        pivot = bob + _rotate(w.orientations()[w.body_paths.index("/Bob")], (-1.0, 0.0, -1.0))
+        assert pivot == pytest.approx([0, 6, 0], abs=2e-3)
+        lowest = min(lowest, bob[1])
+    assert lowest < 5.0
+
+
+def _rotate(q, v):
+    import numpy as np
+
+    from luncosim_core.physics.frames import quat_rotate
+
+    return quat_rotate(np.asarray(q), np.asarray(v))
+
+
+def test_kinematic_body_has_no_force_inputs_and_does_not_fall(make_world):
+    w = make_world(HINGE)
+    names = {s.name for s in w.port_specs() if s.prim_path == "/Anchor"}
+    assert "position_y" in names and "force_x" not in names
+    run(w, 60)
+    assert w.positions()[w.body_paths.index("/Anchor")] == pytest.approx([0, 5, 0])
+
+
+def test_disabled_rigid_body_is_static(make_world):
+    scene = LUNAR_SCENE + """
+def Cube "Table" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double size = 1
+    bool physics:rigidBodyEnabled = false
+}
+def Sphere "Ball" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+{
+    double radius = 0.25
+    double3 xformOp:translate = (0, 1, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+"""
+    w = make_world(scene)
+    assert w.body_paths == ("/Ball",)
+    run(w, 240)
+    assert w.positions()[0, 1] == pytest.approx(0.75, abs=0.02)
+
+
+def test_excluded_from_articulation_becomes_a_constraint_that_still_holds(make_world):
+    scene = FIXED_PAIR.replace('rel physics:body0 = </CubeA>',
+                               'rel physics:body0 = </CubeA>\n    bool physics:excludeFromArticulation = true')
+    w = make_world(scene)
+    d = next(d for d in w.diagnostics if d.code == "physics-joint-as-constraint")
+    assert d.path == "/Weld" and "excludeFromArticulation" in d.message
+    run(w, 240)
+    assert w.positions()[w.body_paths.index("/CubeB")] == pytest.approx([2.0, 5.0, 0.0], abs=5e-3)
+
+
+def test_moving_a_kinematic_body_carries_its_jointed_body(make_world):
+    w = make_world(FIXED_PAIR)
+    w.move_kinematic("/CubeA", (-2.0, 7.0, 1.0))
+    run(w, 30)
+    pos = dict(zip(w.body_paths, w.positions(), strict=True))
+    assert pos["/CubeA"] == pytest.approx([-2.0, 7.0, 1.0])
+    assert pos["/CubeB"] == pytest.approx([2.0, 7.0, 1.0], abs=2e-3)
+    with pytest.raises(ValueError, match="dynamic"):
+        w.move_kinematic("/CubeB", (0, 0, 0))

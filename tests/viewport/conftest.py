@@ -34,5 +34,3 @@ def gl_canvas():
         vc.close()
         if backend == "egl":
             headless._release_egl_context()
-
-

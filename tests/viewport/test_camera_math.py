@@ -17,8 +17,12 @@ def test_look_at_round_trips_the_eye(eye):
 
 
 def test_named_views_place_the_eye_on_the_expected_side():
-    for name, direction in (("front", (0, -1, 0)), ("right", (1, 0, 0)), ("top", (0, 0, 1)),
-                            ("iso", (1, -1, 1))):
+    for name, direction in (
+        ("front", (0, -1, 0)),
+        ("right", (1, 0, 0)),
+        ("top", (0, 0, 1)),
+        ("iso", (1, -1, 1)),
+    ):
         az, el = cm.named_view(name)
         eye = cm.TurntablePose((0, 0, 0), az, el, 1.0).eye()
         d = np.asarray(direction, float) / np.linalg.norm(direction)

@@ -65,13 +65,28 @@ def test_capsule_height_excludes_caps(axis, long_index):
 
 
 def test_polygon_mesh_fan_triangulates_quads_and_pentagons():
-    pts = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0], [3, 0, 0], [3, 1, 0], [2.5, 2, 0], [2, 1, 0]], float)
+    pts = np.array(
+        [
+            [0, 0, 0],
+            [1, 0, 0],
+            [1, 1, 0],
+            [0, 1, 0],
+            [2, 0, 0],
+            [3, 0, 0],
+            [3, 1, 0],
+            [2.5, 2, 0],
+            [2, 1, 0],
+        ],
+        float,
+    )
     m = geo.polygon_mesh(pts, [4, 5], [0, 1, 2, 3, 4, 5, 6, 7, 8])
     assert m.n_faces == 2 + 3
     assert np.allclose(m.normals, [0, 0, 1])
     # area is preserved by the triangulation: 1 (square) + 1.5 (pentagon)
     tri = m.positions[m.faces]
-    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    area = (
+        0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    )
     assert np.isclose(area, 2.5)
 
 
@@ -90,7 +105,11 @@ def test_left_handed_orientation_flips_winding():
 
 @pytest.mark.parametrize(
     "counts,indices,message",
-    [([4], [0, 1, 2], "sum to 4"), ([2], [0, 1], "3 or more"), ([3], [0, 1, 9], "reference point 9")],
+    [
+        ([4], [0, 1, 2], "sum to 4"),
+        ([2], [0, 1], "3 or more"),
+        ([3], [0, 1, 9], "reference point 9"),
+    ],
 )
 def test_polygon_mesh_rejects_inconsistent_topology(counts, indices, message):
     pts = np.zeros((4, 3))

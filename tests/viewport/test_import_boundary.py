@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -25,3 +26,24 @@ def test_lazy_names_resolve():
 
     assert callable(vp.render_stage_to_png)
     assert vp.ViewportCanvas.__name__ == "ViewportCanvas"
+
+
+OFFSCREEN = """
+import sys
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from luncosim_workbench.viewport import ViewportWidget
+assert not ViewportWidget.can_draw()
+try:
+    ViewportWidget()
+except RuntimeError as exc:
+    print("REFUSED:", exc)
+"""
+
+
+def test_widget_refuses_qt_offscreen_platform_with_a_message():
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [sys.executable, "-c", OFFSCREEN], capture_output=True, text=True, env=env, check=True
+    )
+    assert "REFUSED:" in out.stdout and "xvfb-run" in out.stdout

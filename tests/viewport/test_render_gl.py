@@ -38,13 +38,13 @@ FRONT = {"eye": (0, -10, 4), "center": (0, 0, 0.5)}
 
 def _reddish(img, xy, radius=2):
     x, y = int(round(xy[0])), int(round(xy[1]))
-    p = img[y - radius: y + radius + 1, x - radius: x + radius + 1, :3].astype(int)
+    p = img[y - radius : y + radius + 1, x - radius : x + radius + 1, :3].astype(int)
     return bool(np.any((p[..., 0] > 90) & (p[..., 1] < 50) & (p[..., 2] < 50)))
 
 
 def _bluish(img, xy, radius=2):
     x, y = int(round(xy[0])), int(round(xy[1]))
-    p = img[y - radius: y + radius + 1, x - radius: x + radius + 1, :3].astype(int)
+    p = img[y - radius : y + radius + 1, x - radius : x + radius + 1, :3].astype(int)
     return bool(np.any((p[..., 2] > 90) & (p[..., 0] < 60)))
 
 
@@ -61,10 +61,14 @@ def test_png_is_written_and_not_blank(stage_from, tmp_path, gl_canvas):
     gl_canvas(8, 8)  # skips cleanly when this machine has no OpenGL at all
     from PySide6.QtGui import QImage  # decodes the PNG file independently of the writer
 
-    out = render_stage_to_png(stage_from(SCENE), tmp_path / "shots" / "scene.png", width=200, height=120)
+    out = render_stage_to_png(
+        stage_from(SCENE), tmp_path / "shots" / "scene.png", width=200, height=120
+    )
     q = QImage(str(out)).convertToFormat(QImage.Format.Format_RGBA8888)
     assert not q.isNull()
-    img = np.frombuffer(q.constBits(), np.uint8).reshape(q.height(), q.bytesPerLine())[:, : q.width() * 4]
+    img = np.frombuffer(q.constBits(), np.uint8).reshape(q.height(), q.bytesPerLine())[
+        :, : q.width() * 4
+    ]
     img = img.reshape(q.height(), q.width(), 4)
     assert img.shape[:2] == (120, 200)
     rgb = img[..., :3].reshape(-1, 3).astype(int)
@@ -102,9 +106,24 @@ def test_selection_highlight_appears_on_the_selected_prim_only(scene):
 def test_overlay_toggle_changes_pixels_and_back(scene):
     _, vc = scene
     info = DebugInfo(
-        contacts=(ContactInfo("/World/Cart", "/World/Ground", (2.0, 0.0, 0.0), (0.0, 0.0, 1.0), 5.0),),
-        joints=(JointFrameInfo("/World/J", "fixed", None, "/World/Cart", (0, 0, 2), (1, 0, 0, 0),
-                               (0, 0, 2), (1, 0, 0, 0), (0, 0, 0), 0.5, 0.0),),
+        contacts=(
+            ContactInfo("/World/Cart", "/World/Ground", (2.0, 0.0, 0.0), (0.0, 0.0, 1.0), 5.0),
+        ),
+        joints=(
+            JointFrameInfo(
+                "/World/J",
+                "fixed",
+                None,
+                "/World/Cart",
+                (0, 0, 2),
+                (1, 0, 0, 0),
+                (0, 0, 2),
+                (1, 0, 0, 0),
+                (0, 0, 0),
+                0.5,
+                0.0,
+            ),
+        ),
     )
     vc.set_debug_info(info)
     off = vc.render()
@@ -157,12 +176,15 @@ def test_many_prims_draw_with_few_visuals(stage_from, gl_canvas):
 
 
 def test_y_up_stage_draws_upright(stage_from, gl_canvas):
-    stage = stage_from("""
+    stage = stage_from(
+        """
     def Cube "Tall" { double size = 1
         float3 xformOp:scale = (0.5, 4, 0.5)
         uniform token[] xformOpOrder = ["xformOp:scale"]
         color3f[] primvars:displayColor = [(0.9, 0.05, 0.05)] }
-    """, up="Y")
+    """,
+        up="Y",
+    )
     vc = gl_canvas(200, 200)
     vc.set_stage(stage)
     vc.set_camera("front")
@@ -193,11 +215,27 @@ def test_no_backend_gives_a_clear_error(monkeypatch, stage_from, tmp_path):
 def test_loading_a_second_stage_replaces_the_drawing(stage_from, gl_canvas):
     vc = gl_canvas(200, 150)
     vc.set_stage(stage_from(SCENE, name="first.usda"))
-    vc.set_stage(stage_from("""
+    vc.set_stage(
+        stage_from(
+            """
     def Cube "Only" { double size = 2
         color3f[] primvars:displayColor = [(0.05, 0.2, 0.95)] }
-    """, name="second.usda"))
+    """,
+            name="second.usda",
+        )
+    )
     vc.set_camera("front")
     img = vc.render()
     assert _bluish(img, vc.project([[0, 0, 0]])[0])
-    assert not np.any((img[..., 0] > 90) & (img[..., 1] < 50) & (img[..., 2] < 50))  # no red cube left
+    assert not np.any(
+        (img[..., 0] > 90) & (img[..., 1] < 50) & (img[..., 2] < 50)
+    )  # no red cube left
+
+
+def test_empty_stage_renders_grid_only(stage_from, gl_canvas):
+    vc = gl_canvas(160, 120)
+    vc.set_stage(stage_from('def Xform "Empty" {}'))
+    vc.set_overlay("contacts", True)
+    img = vc.render()
+    assert vc.n_mesh_visuals == 0
+    assert img[..., :3].std() > 1.0  # the grid and gizmo are drawn over the background

@@ -51,14 +51,17 @@ def test_reads_every_visible_gprim_into_few_batches(stage_from):
     assert m.prim_paths == ("/World/Ground", "/World/Rover/Body", "/World/Rover/Mast")
     assert m.body_paths == ("/World/Rover",)
     # one static bucket and one moving bucket, not one visual per prim
-    assert sorted((k.dynamic, len(b.prim_paths)) for k, b in m.buckets.items()) == [(False, 1), (True, 2)]
+    assert sorted((k.dynamic, len(b.prim_paths)) for k, b in m.buckets.items()) == [
+        (False, 1),
+        (True, 2),
+    ]
 
 
 def test_batches_many_prims_into_one_bucket(stage_from):
     cubes = "\n".join(
         f'def Cube "C{i}" {{ double size = 1\n double3 xformOp:translate = ({i}, 0, 0)\n'
         f'uniform token[] xformOpOrder = ["xformOp:translate"]\n'
-        f'color3f[] primvars:displayColor = [({i / 50}, 0.5, 0.5)] }}'
+        f"color3f[] primvars:displayColor = [({i / 50}, 0.5, 0.5)] }}"
         for i in range(50)
     )
     m = SceneModel(stage_from(cubes))
@@ -71,7 +74,8 @@ def test_batches_many_prims_into_one_bucket(stage_from):
 
 
 def test_translate_rotatexyz_and_scale_ops(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Xform "A"
     {
         double3 xformOp:translate = (10, 0, 0)
@@ -84,14 +88,16 @@ def test_translate_rotatexyz_and_scale_ops(stage_from):
             uniform token[] xformOpOrder = ["xformOp:scale"]
         }
     }
-    """))
+    """)
+    )
     lo, hi = _box(m, "/A/C")
     # the 4 m long local X edge turned onto world Y by the parent's 90 degree yaw
     assert np.allclose(lo, [9.5, -2, -0.5]) and np.allclose(hi, [10.5, 2, 0.5])
 
 
 def test_orient_op(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Cube "C"
     {
         double size = 2
@@ -99,23 +105,27 @@ def test_orient_op(stage_from):
         float3 xformOp:scale = (1, 3, 1)
         uniform token[] xformOpOrder = ["xformOp:orient", "xformOp:scale"]
     }
-    """))
+    """)
+    )
     lo, hi = _box(m, "/C")
     # +90 degrees about X carries the 6 m local Y extent onto world Z
     assert np.allclose(lo, [-1, -1, -3], atol=1e-5) and np.allclose(hi, [1, 1, 3], atol=1e-5)
 
 
 def test_inherited_visibility_hides_descendants(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Xform "Hidden" { token visibility = "invisible"
         def Cube "C" { double size = 1 } }
     def Cube "Shown" { double size = 1 }
-    """))
+    """)
+    )
     assert m.prim_paths == ("/Shown",)
 
 
 def test_purpose_render_and_default_shown_proxy_and_guide_toggle(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Cube "Default" { double size = 1 }
     def Cube "Render" { double size = 1
         uniform token purpose = "render"
@@ -129,7 +139,8 @@ def test_purpose_render_and_default_shown_proxy_and_guide_toggle(stage_from):
         uniform token purpose = "guide"
         double3 xformOp:translate = (0, 0, 30)
         uniform token[] xformOpOrder = ["xformOp:translate"] }
-    """))
+    """)
+    )
     lo, hi = m.bounds()
     assert np.allclose(hi, [10.5, 0.5, 0.5])
     assert m.prim_record("/ProxyGroup/P").purpose == "proxy"  # inherited purpose
@@ -169,12 +180,14 @@ def test_meters_per_unit_scales_to_metres(stage_from):
 
 
 def test_display_color_and_opacity_make_a_translucent_batch(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Cube "Glass" { double size = 1
         color3f[] primvars:displayColor = [(0, 0, 1)]
         float[] primvars:displayOpacity = [0.25] }
     def Cube "Solid" { double size = 1 }
-    """))
+    """)
+    )
     keys = {k.translucent: b for k, b in m.buckets.items()}
     assert set(keys) == {True, False}
     assert np.allclose(keys[True].colors[0], [0, 0, 1, 0.25])
@@ -182,14 +195,16 @@ def test_display_color_and_opacity_make_a_translucent_batch(stage_from):
 
 
 def test_mesh_uniform_display_color_maps_to_faces(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Mesh "M" {
         point3f[] points = [(0,0,0), (1,0,0), (1,1,0), (0,1,0), (2,0,0), (2,1,0)]
         int[] faceVertexCounts = [4, 4]
         int[] faceVertexIndices = [0, 1, 2, 3, 1, 4, 5, 2]
         color3f[] primvars:displayColor = [(1, 0, 0), (0, 1, 0)] (interpolation = "uniform")
     }
-    """))
+    """)
+    )
     (b,) = m.buckets.values()
     assert b.n_faces == 4
     red = b.colors[:, 0] > 0.5
@@ -204,7 +219,9 @@ def test_bodies_move_rigidly_static_geometry_stays(stage_from):
     assert np.allclose((lo + hi) / 2, [1, 2, 4])
     # turn the rover 90 degrees about X and move it to (5, 0, 0)
     q = [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0]
-    unknown = m.set_body_poses(["/World/Rover", "/World/NotABody"], [[5, 0, 0], [0, 0, 0]], [q, [1, 0, 0, 0]])
+    unknown = m.set_body_poses(
+        ["/World/Rover", "/World/NotABody"], [[5, 0, 0], [0, 0, 0]], [q, [1, 0, 0, 0]]
+    )
     assert unknown == ("/World/NotABody",)
     lo, hi = _box(m, "/World/Rover/Mast")
     # the mast sat 1 m above the body origin; after +90 deg about X it sits 1 m along -Y
@@ -214,22 +231,29 @@ def test_bodies_move_rigidly_static_geometry_stays(stage_from):
 
 
 def test_body_poses_are_metres_on_a_centimetre_stage(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from(
+            """
     def Xform "B" ( prepend apiSchemas = ["PhysicsRigidBodyAPI"] ) {
         def Cube "C" { double size = 100 } }
-    """, mpu=0.01))
+    """,
+            mpu=0.01,
+        )
+    )
     m.set_body_poses(["/B"], [[0, 0, 2.0]], [[1, 0, 0, 0]])
     lo, hi = _box(m, "/B/C")
     assert np.allclose(lo, [-0.5, -0.5, 1.5]) and np.allclose(hi, [0.5, 0.5, 2.5])
 
 
 def test_scaled_body_keeps_its_scale_when_posed(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Xform "B" ( prepend apiSchemas = ["PhysicsRigidBodyAPI"] ) {
         float3 xformOp:scale = (3, 1, 1)
         uniform token[] xformOpOrder = ["xformOp:scale"]
         def Cube "C" { double size = 1 } }
-    """))
+    """)
+    )
     m.set_body_poses(["/B"], [[0, 0, 0]], [[np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)]])
     lo, hi = _box(m, "/B/C")
     assert np.allclose(hi - lo, [1, 3, 1], atol=1e-6)  # 3 m long X turned onto Y
@@ -282,7 +306,10 @@ def test_selection_highlights_the_prim_and_its_descendants_only(stage_from):
             c = b.colors[b.prim_vertex_slice(i), :3]
             base = b.base_colors[b.prim_vertex_slice(i), :3]
             if p.startswith("/World/Rover/"):
-                assert np.all(np.linalg.norm(c - HIGHLIGHT_COLOR[:3], axis=1) < np.linalg.norm(base - HIGHLIGHT_COLOR[:3], axis=1))
+                assert np.all(
+                    np.linalg.norm(c - HIGHLIGHT_COLOR[:3], axis=1)
+                    < np.linalg.norm(base - HIGHLIGHT_COLOR[:3], axis=1)
+                )
             else:
                 assert np.array_equal(c, base)
     m.set_selection([])
@@ -290,18 +317,25 @@ def test_selection_highlights_the_prim_and_its_descendants_only(stage_from):
 
 
 def test_unsupported_and_malformed_prims_give_diagnostics(stage_from):
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Points "Dust" { point3f[] points = [(0, 0, 0)] }
     def Mesh "Broken" { point3f[] points = [(0,0,0), (1,0,0), (0,1,0)]
         int[] faceVertexCounts = [4]
         int[] faceVertexIndices = [0, 1, 2] }
     def Sphere "Neg" { double radius = -1 }
     def Cube "Ok" { double size = 1 }
-    """))
+    """)
+    )
     assert m.prim_paths == ("/Ok",)
     by_path = {d.path: d for d in m.diagnostics}
-    assert by_path["/Dust"].code == "viewport.unsupported-gprim" and "Points" in by_path["/Dust"].message
-    assert by_path["/Broken"].severity == "error" and "faceVertexCounts" in by_path["/Broken"].message
+    assert (
+        by_path["/Dust"].code == "viewport.unsupported-gprim"
+        and "Points" in by_path["/Dust"].message
+    )
+    assert (
+        by_path["/Broken"].severity == "error" and "faceVertexCounts" in by_path["/Broken"].message
+    )
     assert by_path["/Neg"].code == "viewport.bad-dimension" and "radius" in by_path["/Neg"].message
 
 
@@ -309,7 +343,8 @@ def test_instance_proxies_are_drawn(stage_from, tmp_path):
     (tmp_path / "asset.usda").write_text(
         '#usda 1.0\n(\n    defaultPrim = "A"\n)\ndef Xform "A"\n{\n    def Cube "C"\n    {\n        double size = 1\n    }\n}\n'
     )
-    m = SceneModel(stage_from("""
+    m = SceneModel(
+        stage_from("""
     def Xform "I1" (
         instanceable = true
         prepend references = @./asset.usda@
@@ -320,7 +355,8 @@ def test_instance_proxies_are_drawn(stage_from, tmp_path):
         instanceable = true
         prepend references = @./asset.usda@
     ) {}
-    """))
+    """)
+    )
     assert m.prim_paths == ("/I1/C", "/I2/C")
     assert np.allclose(np.mean(_box(m, "/I1/C"), axis=0), [5, 0, 0])
 
@@ -332,3 +368,32 @@ def test_same_stage_gives_bit_identical_buffers(stage_from, tmp_path):
         assert a.buckets[k].positions.tobytes() == b.buckets[k].positions.tobytes()
         assert a.buckets[k].faces.tobytes() == b.buckets[k].faces.tobytes()
     assert Sdf  # pxr imported for authoring helpers above
+
+
+def test_empty_stage_draws_nothing_and_picks_nothing(stage_from):
+    from luncosim_workbench.viewport import pick
+
+    m = SceneModel(stage_from('def Xform "Empty" {}'))
+    assert m.buckets == {} and m.bounds() is None
+    assert pick(m, (0, -5, 0), (0, 1, 0)) is None
+    assert m.set_body_poses([], np.zeros((0, 3)), np.zeros((0, 4))) == ()
+
+
+def test_selecting_a_prim_does_not_highlight_a_sibling_with_a_longer_name(stage_from):
+    m = SceneModel(
+        stage_from("""
+    def Cube "A" { double size = 1 }
+    def Cube "AB" { double size = 1 }
+    def Xform "A_" { def Cube "C" { double size = 1 } }
+    """)
+    )
+    m.set_selection(["/A"])
+    (b,) = m.buckets.values()
+    changed = [
+        p
+        for i, p in enumerate(b.prim_paths)
+        if not np.array_equal(
+            b.colors[b.prim_vertex_slice(i)], b.base_colors[b.prim_vertex_slice(i)]
+        )
+    ]
+    assert changed == ["/A"]

@@ -10,7 +10,9 @@ from viewport_helpers import write_stage
 
 pytestmark = [
     pytest.mark.gl,
-    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)"),
+    pytest.mark.skipif(
+        not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)"
+    ),
 ]
 
 SCENE = """
@@ -58,12 +60,20 @@ def test_click_emits_the_prim_under_the_cursor(widget, qtbot):
     from PySide6.QtTest import QTest
 
     with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
-        QTest.mouseClick(widget.canvas.native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                         _px(widget, (-2, 0, 0.5)))
+        QTest.mouseClick(
+            widget.canvas.native,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            _px(widget, (-2, 0, 0.5)),
+        )
     assert sig.args == ["/Red"]
     with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
-        QTest.mouseClick(widget.canvas.native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                         _px(widget, (0, 0, 6)))  # sky
+        QTest.mouseClick(
+            widget.canvas.native,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            _px(widget, (0, 0, 6)),
+        )  # sky
     assert sig.args == [""]
 
 
@@ -118,3 +128,22 @@ def test_fly_mode_starts_looking_at_the_orbit_centre(widget):
     x, y = vc.project([(2.0, 0.0, 0.5)])[0]
     w, h = widget.canvas.size
     assert abs(x - w / 2) < 2 and abs(y - h / 2) < 2
+
+
+def test_drag_orbits_instead_of_selecting(widget, qtbot):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    clicks = []
+    widget.primClicked.connect(clicks.append)
+    native = widget.canvas.native
+    azimuth = widget.viewport.turntable.azimuth
+    start = _px(widget, (-2, 0, 0.5))
+    QTest.mousePress(native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(native, start + QPoint(40, 0))
+    QTest.mouseRelease(
+        native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(40, 0)
+    )
+    qtbot.wait(50)
+    assert clicks == []
+    assert widget.viewport.turntable.azimuth != azimuth  # the turntable orbited

@@ -12,7 +12,9 @@ import pytest
 from pxr import Usd
 
 
-def write_stage(tmp_path: Path, body: str, up: str = "Z", mpu: float = 1.0, name: str = "scene.usda") -> Usd.Stage:
+def write_stage(
+    tmp_path: Path, body: str, up: str = "Z", mpu: float = 1.0, name: str = "scene.usda"
+) -> Usd.Stage:
     """Write a usda layer with the given prim text and open it as a stage."""
     # usda wants every '{' and '}' of a prim body on its own line; the tests write compactly
     body = textwrap.dedent(body)
@@ -28,12 +30,16 @@ def write_stage(tmp_path: Path, body: str, up: str = "Z", mpu: float = 1.0, name
 
 
 def needs_display():
-    return pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)")
+    return pytest.mark.skipif(
+        not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)"
+    )
 
 
 def color_near(img: np.ndarray, xy, rgb, radius: int = 3, tol: float = 60.0) -> bool:
     """True when some pixel within ``radius`` of ``xy`` is within ``tol`` of ``rgb`` (0-255)."""
     x, y = int(round(xy[0])), int(round(xy[1]))
-    patch = img[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1, :3].astype(float)
+    patch = img[
+        max(0, y - radius) : y + radius + 1, max(0, x - radius) : x + radius + 1, :3
+    ].astype(float)
     d = np.linalg.norm(patch - np.asarray(rgb, float), axis=-1)
     return bool(d.size and d.min() <= tol)

@@ -62,8 +62,12 @@ def _norm_index(i: Any, n: int, what: str) -> int:
         raise RhaiRuntimeError(f"Indexing a {what} requires an integer index, not {type_of(i)}")
     j = i + n if i < 0 else i
     if not 0 <= j < n:
-        raise RhaiRuntimeError(f"{what.capitalize()} index {i} out of bounds: only {n} "
-                               f"element{'s' if n != 1 else ''}")
+        unit = "character" if what == "string" else "element"
+        if n == 0:
+            tail = f"{what} is empty"
+        else:
+            tail = f"only {n} {unit}{'s' if n != 1 else ''} in {what}"
+        raise RhaiRuntimeError(f"{what.capitalize()} index {i} out of bounds: {tail}")
     return j
 
 
@@ -87,7 +91,7 @@ def get_index(o: Any, i: Any) -> Any:
             raise RhaiRuntimeError(f"Bit-field index must be an integer, not {type_of(i)}")
         bit = i + 64 if i < 0 else i
         if not 0 <= bit < 64:
-            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits")
+            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits in bit-field")
         return bool((o >> bit) & 1)
     if o is Unit:
         raise RhaiRuntimeError("Cannot index into ()")
@@ -123,7 +127,7 @@ def set_index(o: Any, i: Any, v: Any) -> Any:
             raise RhaiRuntimeError("Bit-field assignment needs an integer index and a bool")
         bit = i + 64 if i < 0 else i
         if not 0 <= bit < 64:
-            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits")
+            raise RhaiRuntimeError(f"Bit-field index {i} out of bounds: only 64 bits in bit-field")
         u = o & 0xFFFFFFFFFFFFFFFF
         u = (u | (1 << bit)) if v else (u & ~(1 << bit))
         return u - (1 << 64) if u >= (1 << 63) else u

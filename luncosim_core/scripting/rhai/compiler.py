@@ -340,9 +340,9 @@ class Compiler:
         if t.k == "var":
             v = self.ctx.lookup(t.name)
             if v is not None and v.const:
-                raise self.err(f"Cannot assign to constant {t.name}", t)
+                raise self.err(f"Cannot modify constant {t.name}", t)
             if v is None and t.name in self.lib.const_names:
-                raise self.err(f"Cannot assign to constant {t.name}", t)
+                raise self.err(f"Cannot modify constant {t.name}", t)
             if v is not None and not v.boxed and op not in ("=", "??=", "+="):
                 rhs = self.expr(st.value)
                 return compound_to_slot(op[:-1], v.slot, rhs.operand(), ops.BINARY[op[:-1]],
@@ -430,7 +430,7 @@ class Compiler:
                     if name not in rt.scope:
                         raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
                     if name in rt.scope_consts:
-                        raise RhaiRuntimeError(f"Cannot assign to constant {name}", file, line,
+                        raise RhaiRuntimeError(f"Cannot modify constant {name}", file, line,
                                                col)
                     rt.scope[name] = val
                 return dget, dset
@@ -463,12 +463,23 @@ class Compiler:
             def pget(f: list) -> Any:
                 return get_prop(og(f), name)
 
+            if self.rt.limits.max_map_size:
+                chk = self.rt.check_map
+
+                def pset_chk(f: list, val: Any) -> None:
+                    o = og(f)
+                    set_prop(o, name, val)
+                    chk(o)
+                return pget, pset_chk
+
             def pset(f: list, val: Any) -> None:
                 set_prop(og(f), name, val)
             return pget, pset
         if k == "index":
             og, os_ = self.place_or_value(t.obj)
             idx = self.value(t.idx)
+            rt = self.rt
+            lim_map = bool(rt.limits.max_map_size)
 
             def iget(f: list) -> Any:
                 return get_index(og(f), idx(f))
@@ -476,6 +487,8 @@ class Compiler:
             def iset(f: list, val: Any) -> None:
                 o = og(f)
                 n = set_index(o, idx(f), val)
+                if type(n) is dict and lim_map:
+                    rt.check_map(n)
                 if n is not o:
                     if os_ is None:
                         raise RhaiRuntimeError("Cannot assign into a temporary value", file,
@@ -674,7 +687,7 @@ class Compiler:
                 if type(y) is bool:
                     return y
                 x = y
-            raise RhaiRuntimeError(f"Boolean value expected for '&&', found {type_of(x)}", file,
+            raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} (expecting bool)", file,
                                    line, col)
         return E(and_, fresh=True)
 
@@ -690,7 +703,7 @@ class Compiler:
                 if type(y) is bool:
                     return y
                 x = y
-            raise RhaiRuntimeError(f"Boolean value expected for '||', found {type_of(x)}", file,
+            raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} (expecting bool)", file,
                                    line, col)
         return E(or_, fresh=True)
 
@@ -782,8 +795,8 @@ class Compiler:
                 return then(f)
             if x is False:
                 return other(f) if other is not None else Unit
-            raise RhaiRuntimeError(f"Boolean value expected for 'if' condition, found "
-                                   f"{type_of(x)}", file, line, col)
+            raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} "
+                                   "(expecting bool)", file, line, col)
         return E(if_)
 
     def _loop_body(self, body: Node) -> tuple[Fn, bool]:
@@ -800,8 +813,8 @@ class Compiler:
         file, line, col = self.file, n.cond.line, n.cond.col
 
         def bad(x: Any) -> RhaiRuntimeError:
-            return RhaiRuntimeError(f"Boolean value expected for 'while' condition, found "
-                                    f"{type_of(x)}", file, line, col)
+            return RhaiRuntimeError(f"Data type incorrect: {type_of(x)} "
+                                    "(expecting bool)", file, line, col)
         if not flow:
             gen = try_while(n, self.ctx.lookup, rt, self.file)
             if gen is not None:
@@ -864,8 +877,8 @@ class Compiler:
                     return b.value
                 x = c(f)
                 if type(x) is not bool:
-                    raise RhaiRuntimeError(f"Boolean value expected for 'do' condition, found "
-                                           f"{type_of(x)}", file, line, col)
+                    raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} "
+                                           "(expecting bool)", file, line, col)
                 if x is until:
                     return Unit
         return E(do)
@@ -955,7 +968,7 @@ class Compiler:
                 if g is not None:
                     gv = g(f)
                     if type(gv) is not bool:
-                        raise RhaiRuntimeError("Boolean value expected for switch condition",
+                        raise RhaiRuntimeError(f"Data type incorrect: {type_of(gv)} (expecting bool)",
                                                file, line, col)
                     if not gv:
                         continue
@@ -1187,8 +1200,8 @@ def iterate(src: Any) -> Any:
         return list(src)
     if hasattr(src, "__rhai_iter__"):
         return src.__rhai_iter__()
-    raise RhaiRuntimeError(f"For loop expects an array, a range, a string or a blob, not "
-                           f"{type_of(src)}")
+    raise RhaiRuntimeError(f"For loop expects iterable type: {type_of(src)} is not "
+                           "(an array, range, string or blob is)")
 
 
 def _seq(fns: list[Fn]) -> Fn:

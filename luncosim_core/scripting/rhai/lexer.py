@@ -118,7 +118,7 @@ class Lexer:
                         depth += 1
                     elif op == "}":
                         if depth == 0:
-                            toks.append(("eof", None, line, col))
+                            toks.append(("eof", "}", line, col))
                             return toks
                         depth -= 1
                 toks.append(("op", op, line, col))

@@ -29,9 +29,17 @@ def no_fn(name: str, *args: Any) -> RhaiRuntimeError:
     return RhaiRuntimeError(f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
 
 
+_OVERFLOW_NAMES = {
+    "+": "Addition", "-": "Subtraction", "*": "Multiplication", "/": "Division",
+    "**": "Exponential", "<<": "Left-shift", ">>": "Right-shift",
+}
+
+
 def overflow(op: str, a: Any, b: Any = None) -> RhaiRuntimeError:
-    shown = f"{a} {op} {b}" if b is not None else f"{op}{a}"
-    return RhaiRuntimeError(f"Arithmetic overflow: {shown}")
+    """Rhai's checked-arithmetic error, e.g. ``Addition overflow: 9223372036854775807 + 1``."""
+    if b is None:
+        return RhaiRuntimeError(f"Negation overflow: {op}{a}")
+    return RhaiRuntimeError(f"{_OVERFLOW_NAMES.get(op, 'Arithmetic')} overflow: {a} {op} {b}")
 
 
 def check_int(r: int, op: str, a: int, b: int) -> int:
@@ -139,7 +147,7 @@ def mod(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is int and tb is int:
         if b == 0:
-            raise RhaiRuntimeError(f"Modulo division by zero: {a} % {b}")
+            raise RhaiRuntimeError(f"Modulo division by zero or overflow: {a} % {b}")
         q = abs(a) // abs(b)
         q = q if (a >= 0) == (b >= 0) else -q
         return a - b * q
@@ -154,7 +162,7 @@ def power(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is int and tb is int:
         if b < 0:
-            raise RhaiRuntimeError(f"Integer raised to a negative index: {a} ** {b}")
+            raise RhaiRuntimeError(f"Integer raised to a negative power: {a} ** {b}")
         if b > 64 and a not in (-1, 0, 1):
             raise overflow("**", a, b)
         return check_int(a**b, "**", a, b)

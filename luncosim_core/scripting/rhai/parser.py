@@ -78,7 +78,7 @@ class Parser:
     @staticmethod
     def describe(t: Token) -> str:
         if t[0] == "eof":
-            return "end of script"
+            return "'}'" if t[1] == "}" else "end of script"
         if t[0] == "str":
             return f'string "{t[1]}"'
         return f"'{t[1]}'"
@@ -436,6 +436,8 @@ class Parser:
                 return self.parse_closure()
             raise self.error(f"Unexpected {self.describe(t)}")
         if kind == "eof":
+            if val == "}":
+                raise self.error("Unexpected '}' in ${...}")
             raise self.error("Script is incomplete: unexpected end of script")
         # identifiers and keywords
         if val == "true" or val == "false":

@@ -107,7 +107,7 @@ class Runtime:
 
     # ── limits ─────────────────────────────────────────────────────────────────────────
     def too_many_ops(self) -> RhaiLimitError:
-        return RhaiLimitError(f"Too many operations: the limit is {self.limits.max_operations}")
+        return RhaiLimitError(f"Too many operations (the limit is {self.limits.max_operations})")
 
     def check_string(self, s: str) -> str:
         m = self.limits.max_string_size

@@ -186,13 +186,13 @@ def _hypot(x: Any, y: Any) -> float:
 
 
 def _round_half_away(v: float) -> float:
+    """Round half away from zero (Rust's ``f64::round``); ``v - trunc(v)`` is exact."""
     if not math.isfinite(v):
         return v
-    r = math.floor(abs(v) + 0.5)
-    # guard the x.5 - epsilon case where abs(v)+0.5 rounds up in binary
-    if r - abs(v) > 0.5:
-        r -= 1
-    return math.copysign(float(r), v)
+    t = float(math.trunc(v))
+    if abs(v - t) >= 0.5:
+        t += math.copysign(1.0, v)
+    return t
 
 
 @native("floor")
@@ -238,7 +238,7 @@ def _fraction(x: Any) -> Any:
 def _abs(x: Any) -> Any:
     if type(x) is int:
         if x == I64_MIN:
-            raise RhaiRuntimeError(f"Arithmetic overflow: abs({x})")
+            raise RhaiRuntimeError(f"Negation overflow: abs({x})")
         return abs(x)
     return abs(_f(x))
 

@@ -271,7 +271,8 @@ def _debug_str(s: str) -> str:
 _ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
 
-def _debug_char(c: str) -> str:
+def _debug_char(ch: str) -> str:
+    c = str(ch)
     if c == "'":
         return "'\\''"
     if c == '"':

@@ -51,6 +51,11 @@ class ViewportWidget(QWidget):
         super().__init__(parent)
         from .._vispy.canvas import ViewportCanvas
 
+        if not ViewportWidget.can_draw():
+            raise RuntimeError(
+                "the 3D viewport cannot draw on Qt's 'offscreen' platform (QT_QPA_PLATFORM=offscreen); "
+                "run under an X server (e.g. xvfb-run) or use render_stage_to_png for pictures"
+            )
         app = _ensure_pyside6_app()
         self.viewport = ViewportCanvas(app=app, size=size, show=False, keys=None)
         self.canvas = self.viewport.canvas
@@ -66,6 +71,14 @@ class ViewportWidget(QWidget):
         ev.mouse_release.connect(self._on_release)
         ev.mouse_move.connect(self._on_move)
         ev.key_press.connect(self._on_key)
+
+    @staticmethod
+    def can_draw() -> bool:
+        """False on Qt's 'offscreen' platform, where vispy cannot draw (the shell can show a
+        placeholder instead of constructing the widget)."""
+        from PySide6.QtGui import QGuiApplication
+
+        return QGuiApplication.platformName() != "offscreen"
 
     # -------------------------------------------------------------- public API (delegates)
     @property

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from luncosim_core.physics.debug import DebugInfo
 
 # What an absent DebugInfo looks like to the overlay builders (same attributes, all empty).
-NO_DEBUG_INFO = SimpleNamespace(joints=(), colliders=(), contacts=(), centers_of_mass={}, escaped_body=None)
+NO_DEBUG_INFO = SimpleNamespace(
+    joints=(), colliders=(), contacts=(), centers_of_mass={}, escaped_body=None
+)
 
 BACKGROUND = (0.10, 0.11, 0.13, 1.0)
 CAMERA_MODES = ("turntable", "fly")
@@ -39,7 +41,9 @@ class ViewportCanvas:
     """A SceneCanvas showing one :class:`SceneModel`, with overlays and camera helpers."""
 
     def __init__(self, *, app=None, size=(1280, 800), show: bool = False, keys=None) -> None:
-        self.canvas = scene.SceneCanvas(app=app, size=size, show=show, bgcolor=BACKGROUND, keys=keys)
+        self.canvas = scene.SceneCanvas(
+            app=app, size=size, show=show, bgcolor=BACKGROUND, keys=keys
+        )
         self.view = self.canvas.central_widget.add_view()
         self.turntable = scene.TurntableCamera(fov=cm.DEFAULT_FOV, up="+z", distance=10.0)
         self.turntable.depth_value = 1e4  # near/far ratio: keeps 24-bit depth free of z-fighting
@@ -53,9 +57,13 @@ class ViewportCanvas:
         self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
         self.overlays = dict.fromkeys(ov.OVERLAY_NAMES, False)
-        self._ov_lines = {n: LinesAdapter(self.view.scene, width=2.0, on_top=n != "colliders")
-                          for n in ("joints", "colliders", "contacts", "com", "escaped")}
-        self._ov_markers = {n: MarkersAdapter(self.view.scene) for n in ("contacts", "com", "escaped")}
+        self._ov_lines = {
+            n: LinesAdapter(self.view.scene, width=2.0, on_top=n != "colliders")
+            for n in ("joints", "colliders", "contacts", "com", "escaped")
+        }
+        self._ov_markers = {
+            n: MarkersAdapter(self.view.scene) for n in ("contacts", "com", "escaped")
+        }
         self._ov_labels = LabelsAdapter(self.view.scene)
 
     # ------------------------------------------------------------------ content
@@ -65,7 +73,7 @@ class ViewportCanvas:
         b = self.model.bounds()
         if b is not None:
             self.grid.fit(*b)
-        self.fit_all()
+        self.fit_scene()
         self._refresh_overlays()
 
     def set_body_poses(self, body_paths: Sequence[str], positions, orientations) -> tuple[str, ...]:
@@ -118,7 +126,9 @@ class ViewportCanvas:
 
     def set_overlay(self, name: str, enabled: bool) -> None:
         if name not in self.overlays:
-            raise ValueError(f"unknown overlay {name!r}; expected one of {', '.join(ov.OVERLAY_NAMES)}")
+            raise ValueError(
+                f"unknown overlay {name!r}; expected one of {', '.join(ov.OVERLAY_NAMES)}"
+            )
         self.overlays[name] = bool(enabled)
         self._refresh_overlays((name,))
         self.canvas.update()
@@ -133,7 +143,9 @@ class ViewportCanvas:
         v = self.model.prim_vertices(path)
         if v.shape[0]:
             top = v.max(axis=0)
-            return np.array([0.5 * (v[:, 0].min() + top[0]), 0.5 * (v[:, 1].min() + top[1]), top[2]])
+            return np.array(
+                [0.5 * (v[:, 0].min() + top[0]), 0.5 * (v[:, 1].min() + top[1]), top[2]]
+            )
         bp = self.model.body_position(path)
         return bp
 
@@ -154,7 +166,9 @@ class ViewportCanvas:
                 pos = self.model.body_position(info.escaped_body) if info.escaped_body else None
                 lines, markers = ov.escaped_geometry(info, s2v, pos, size)
             if name == "labels":
-                self._ov_labels.set_data(ov.label_geometry(self.labels, self._label_anchor) if on else None)
+                self._ov_labels.set_data(
+                    ov.label_geometry(self.labels, self._label_anchor) if on else None
+                )
                 continue
             self._ov_lines[name].set_data(lines)
             if name in self._ov_markers:
@@ -168,7 +182,9 @@ class ViewportCanvas:
 
     def _frame(self, lo, hi) -> None:
         cam = self.turntable
-        pose = cm.fit_pose(lo, hi, cam.azimuth, cam.elevation, cam.fov or cm.DEFAULT_FOV, self.aspect)
+        pose = cm.fit_pose(
+            lo, hi, cam.azimuth, cam.elevation, cam.fov or cm.DEFAULT_FOV, self.aspect
+        )
         self._apply_pose(pose)
 
     def _apply_pose(self, pose: cm.TurntablePose) -> None:
@@ -187,6 +203,21 @@ class ViewportCanvas:
             b = (np.array([-5.0, -5.0, 0.0]), np.array([5.0, 5.0, 1.0]))
         self._frame(*b)
 
+    def fit_scene(self) -> None:
+        """Frame the moving bodies when the stage has any (vehicles, not the 200 m ground), else
+        everything. Used when a stage is loaded and as the default headless camera."""
+        dynamic = [
+            p
+            for k, b in self.model.buckets.items()
+            if k.dynamic and self.model.is_bucket_visible(k)
+            for p in b.prim_paths
+        ]
+        b = self.model.bounds(dynamic) if dynamic else None
+        if b is None:
+            self.fit_all()
+        else:
+            self._frame(*b)
+
     def fit_selection(self) -> None:
         """Frame the selected prims (everything when the selection draws nothing)."""
         b = self.model.bounds(self.model.selection) if self.model.selection else None
@@ -195,23 +226,34 @@ class ViewportCanvas:
         else:
             self._frame(*b)
 
-    def set_view(self, name: str) -> None:
-        """Standard view (front, back, left, right/side, top, bottom, iso), framing everything."""
+    def set_view(self, name: str, frame: str = "all") -> None:
+        """Standard view (front, back, left, right/side, top, bottom, iso). ``frame``: "all"
+        frames everything, "scene" the moving bodies (see :meth:`fit_scene`), "keep" keeps the
+        current centre and distance."""
         az, el = cm.named_view(name)
         self.turntable.azimuth, self.turntable.elevation = az, el
-        self.fit_all()
+        if frame == "all":
+            self.fit_all()
+        elif frame == "scene":
+            self.fit_scene()
+        elif frame == "keep":
+            self.set_camera_mode("turntable")
+            self.canvas.update()
+        else:
+            raise ValueError(f"frame must be 'all', 'scene' or 'keep', got {frame!r}")
 
     def set_camera(self, camera: str | Mapping | None) -> None:
         """A named view, or ``{"eye", "center", "up"}`` in *stage* coordinates, or
-        ``{"view": name}``; None frames everything from the iso view."""
+        ``{"view": name}``. Named views frame the moving bodies (everything when there are
+        none); None is the iso view."""
         if camera is None:
-            self.set_view("iso")
+            self.set_view("iso", frame="scene")
             return
         if isinstance(camera, str):
-            self.set_view(camera)
+            self.set_view(camera, frame="scene")
             return
         if "view" in camera:
-            self.set_view(str(camera["view"]))
+            self.set_view(str(camera["view"]), frame="scene")
             return
         missing = [k for k in ("eye", "center") if k not in camera]
         if missing:
@@ -226,7 +268,9 @@ class ViewportCanvas:
     def set_camera_mode(self, mode: str) -> None:
         """``turntable`` (orbit/pan/zoom) or ``fly`` (WASD + mouse look from the current eye)."""
         if mode not in CAMERA_MODES:
-            raise ValueError(f"unknown camera mode {mode!r}; expected one of {', '.join(CAMERA_MODES)}")
+            raise ValueError(
+                f"unknown camera mode {mode!r}; expected one of {', '.join(CAMERA_MODES)}"
+            )
         if mode == self.camera_mode:
             return
         if mode == "fly":

@@ -56,6 +56,8 @@ class GridAdapter:
         spacing = grid_spacing(extent)
         centre = (0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]))
         pts, cols = grid_segments(extent * 1.5, spacing, centre)
+        # a hair below z=0 so authored ground at z=0 hides it cleanly instead of z-fighting
+        pts[:, 2] = -1e-3 * spacing
         self.node.set_data(pos=pts, color=cols)
         self.spacing = spacing
 
@@ -63,20 +65,29 @@ class GridAdapter:
 class AxesGizmo:
     """A small XYZ triad in the lower-left corner that turns with the main camera."""
 
-    def __init__(self, canvas: scene.SceneCanvas, main_view: scene.ViewBox, size_px: int = 90) -> None:
+    def __init__(
+        self, canvas: scene.SceneCanvas, main_view: scene.ViewBox, size_px: int = 90
+    ) -> None:
         self.main_view = main_view
         self.view = scene.widgets.ViewBox(parent=canvas.scene, border_color=None)
         self.view.interactive = False
         self.size_px = size_px
         self.view.camera = scene.TurntableCamera(fov=0.0, up="+z", distance=3.0)
         self.view.camera.interactive = False
-        pts = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1]], np.float32)
+        pts = np.array(
+            [[0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1]], np.float32
+        )
         cols = np.repeat(np.asarray(AXIS_COLORS, np.float32), 2, axis=0)
-        self.lines = scene.visuals.Line(pos=pts, color=cols, connect="segments", width=3, method="gl",
-                                        parent=self.view.scene)
+        self.lines = scene.visuals.Line(
+            pos=pts, color=cols, connect="segments", width=3, method="gl", parent=self.view.scene
+        )
         self.labels = scene.visuals.Text(
-            text=["X", "Y", "Z"], pos=np.array([[1.25, 0, 0], [0, 1.25, 0], [0, 0, 1.25]], np.float32),
-            color=[c for c in AXIS_COLORS], font_size=9, bold=True, parent=self.view.scene,
+            text=["X", "Y", "Z"],
+            pos=np.array([[1.25, 0, 0], [0, 1.25, 0], [0, 0, 1.25]], np.float32),
+            color=[c for c in AXIS_COLORS],
+            font_size=9,
+            bold=True,
+            parent=self.view.scene,
         )
         self.view.camera.set_range(x=(-1.3, 1.3), y=(-1.3, 1.3), z=(-1.3, 1.3), margin=0.0)
         canvas.events.resize.connect(self._place)

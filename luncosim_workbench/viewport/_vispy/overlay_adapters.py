@@ -17,8 +17,12 @@ class LinesAdapter:
 
     def __init__(self, parent, width: float = 2.0, on_top: bool = False) -> None:
         self.node = scene.visuals.Line(
-            pos=np.zeros((2, 3), np.float32), connect="segments", method="gl", width=width,
-            antialias=False, parent=parent,
+            pos=np.zeros((2, 3), np.float32),
+            connect="segments",
+            method="gl",
+            width=width,
+            antialias=False,
+            parent=parent,
         )
         self.node.set_gl_state("translucent", depth_test=not on_top)
         self.node.order = 20
@@ -50,8 +54,11 @@ class MarkersAdapter:
             self.node.visible = False
             return
         self.node.set_data(
-            pos=markers.positions, face_color=markers.colors, edge_color=(0.0, 0.0, 0.0, 0.9),
-            size=markers.sizes, edge_width=1.0,
+            pos=markers.positions,
+            face_color=markers.colors,
+            edge_color=(0.0, 0.0, 0.0, 0.9),
+            size=markers.sizes,
+            edge_width=1.0,
         )
         self.node.visible = True
 
@@ -64,7 +71,11 @@ class LabelsAdapter:
 
     def __init__(self, parent) -> None:
         self.node = scene.visuals.Text(
-            text="", color=(1.0, 1.0, 1.0, 1.0), font_size=11, anchor_x="left", anchor_y="bottom",
+            text="",
+            color=(1.0, 1.0, 1.0, 1.0),
+            font_size=11,
+            anchor_x="left",
+            anchor_y="bottom",
             parent=parent,
         )
         self.node.set_gl_state("translucent", depth_test=False)

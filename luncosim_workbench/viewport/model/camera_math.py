@@ -43,7 +43,9 @@ def named_view(name: str) -> tuple[float, float]:
     try:
         return NAMED_VIEWS[name]
     except KeyError:
-        raise ValueError(f"unknown view {name!r}; expected one of {', '.join(NAMED_VIEWS)}") from None
+        raise ValueError(
+            f"unknown view {name!r}; expected one of {', '.join(NAMED_VIEWS)}"
+        ) from None
 
 
 def look_at(eye, center, up=(0.0, 0.0, 1.0)) -> TurntablePose:
@@ -57,14 +59,18 @@ def look_at(eye, center, up=(0.0, 0.0, 1.0)) -> TurntablePose:
     if not dist > 0.0:
         raise ValueError("camera eye and center coincide")
     if not np.linalg.norm(up) > 0 or float(up @ [0, 0, 1]) / np.linalg.norm(up) < 0.99:
-        raise ValueError(f"camera up {tuple(up)} must point along +Z of the view frame (the turntable has no roll)")
+        raise ValueError(
+            f"camera up {tuple(up)} must point along +Z of the view frame (the turntable has no roll)"
+        )
     d /= dist
     el = math.degrees(math.asin(max(-1.0, min(1.0, d[2]))))
     az = math.degrees(math.atan2(d[0], -d[1])) if abs(d[2]) < 1.0 - 1e-12 else 0.0
     return TurntablePose((float(center[0]), float(center[1]), float(center[2])), az, el, dist)
 
 
-def fit_distance(lo, hi, fov_deg: float = DEFAULT_FOV, aspect: float = 1.0, margin: float = 1.15) -> float:
+def fit_distance(
+    lo, hi, fov_deg: float = DEFAULT_FOV, aspect: float = 1.0, margin: float = 1.15
+) -> float:
     """Distance at which a sphere around the box [lo, hi] fills the narrower field of view."""
     radius = 0.5 * float(np.linalg.norm(np.asarray(hi, np.float64) - np.asarray(lo, np.float64)))
     radius = max(radius, 1e-3)
@@ -73,7 +79,13 @@ def fit_distance(lo, hi, fov_deg: float = DEFAULT_FOV, aspect: float = 1.0, marg
     return margin * radius / math.sin(half_narrow)
 
 
-def fit_pose(lo, hi, azimuth: float, elevation: float, fov_deg: float = DEFAULT_FOV, aspect: float = 1.0) -> TurntablePose:
+def fit_pose(
+    lo, hi, azimuth: float, elevation: float, fov_deg: float = DEFAULT_FOV, aspect: float = 1.0
+) -> TurntablePose:
     c = 0.5 * (np.asarray(lo, np.float64) + np.asarray(hi, np.float64))
-    return TurntablePose((float(c[0]), float(c[1]), float(c[2])), azimuth, elevation,
-                         fit_distance(lo, hi, fov_deg, aspect))
+    return TurntablePose(
+        (float(c[0]), float(c[1]), float(c[2])),
+        azimuth,
+        elevation,
+        fit_distance(lo, hi, fov_deg, aspect),
+    )

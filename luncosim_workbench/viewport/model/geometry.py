@@ -129,9 +129,11 @@ def _lathe(profile: np.ndarray, profile_normals: np.ndarray, segments: int) -> T
     # Drop triangles collapsed onto the axis (poles, apex): two equal corners.
     p = pos.reshape(-1, 3)
     tri = p[faces]
-    degenerate = (np.linalg.norm(tri[:, 0] - tri[:, 1], axis=1) < 1e-12) | (
-        np.linalg.norm(tri[:, 1] - tri[:, 2], axis=1) < 1e-12
-    ) | (np.linalg.norm(tri[:, 0] - tri[:, 2], axis=1) < 1e-12)
+    degenerate = (
+        (np.linalg.norm(tri[:, 0] - tri[:, 1], axis=1) < 1e-12)
+        | (np.linalg.norm(tri[:, 1] - tri[:, 2], axis=1) < 1e-12)
+        | (np.linalg.norm(tri[:, 0] - tri[:, 2], axis=1) < 1e-12)
+    )
     return TriMesh(p, _normalize(nrm.reshape(-1, 3)), faces[~degenerate].astype(np.int64))
 
 
@@ -156,10 +158,14 @@ def sphere(radius: float, segments: int = RADIAL_SEGMENTS, rings: int = SPHERE_R
     return _lathe(unit * radius, unit, segments)
 
 
-def cylinder(radius: float, height: float, axis: str = "Z", segments: int = RADIAL_SEGMENTS) -> TriMesh:
+def cylinder(
+    radius: float, height: float, axis: str = "Z", segments: int = RADIAL_SEGMENTS
+) -> TriMesh:
     """UsdGeom.Cylinder: side plus two capping disks."""
     hz = height / 2.0
-    side = _lathe(np.array([[radius, -hz], [radius, hz]]), np.array([[1.0, 0.0], [1.0, 0.0]]), segments)
+    side = _lathe(
+        np.array([[radius, -hz], [radius, hz]]), np.array([[1.0, 0.0], [1.0, 0.0]]), segments
+    )
     mesh = _concat([side, _disk(radius, hz, True, segments), _disk(radius, -hz, False, segments)])
     return _orient(mesh, axis)
 
@@ -191,13 +197,12 @@ def capsule(
     return _orient(_lathe(profile, normals, segments), axis)
 
 
-def plane(width: float, length: float, axis: str = "Z", double_sided: bool = True) -> TriMesh:
+def plane(width: float, length: float, axis: str = "Z") -> TriMesh:
     """UsdGeom.Plane: a rectangle through the origin with normal along ``axis``.
 
     ``width`` runs along the first other axis and ``length`` along the second (UsdGeom: for
     axis Z, width is X and length is Y).
     """
-    del double_sided  # lighting is two-sided in the viewport; kept for call-site clarity
     pos = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], dtype=np.float64)
     pos *= [width / 2.0, length / 2.0, 0.0]
     mesh = TriMesh(pos, np.tile([0.0, 0.0, 1.0], (4, 1)), np.array([[0, 1, 2], [0, 2, 3]]))
@@ -242,7 +247,9 @@ def polygon_mesh_with_sources(
         return empty_mesh(), np.zeros(0, np.int64), None, None
     if np.any(counts < 3):
         bad = int(np.flatnonzero(counts < 3)[0])
-        raise ValueError(f"faceVertexCounts[{bad}] = {int(counts[bad])}: a face needs 3 or more vertices")
+        raise ValueError(
+            f"faceVertexCounts[{bad}] = {int(counts[bad])}: a face needs 3 or more vertices"
+        )
     if int(counts.sum()) != indices.size:
         raise ValueError(
             f"faceVertexCounts sum to {int(counts.sum())} but faceVertexIndices has {indices.size} entries"
@@ -264,7 +271,11 @@ def polygon_mesh_with_sources(
         mesh = TriMesh(points, _normalize(np.asarray(normals, dtype=np.float64)), tri_points)
         return mesh, np.arange(points.shape[0]), None, None
     pos = points[tri_points].reshape(-1, 3)
-    if normals is not None and normals_interpolation == "faceVarying" and len(normals) == indices.size:
+    if (
+        normals is not None
+        and normals_interpolation == "faceVarying"
+        and len(normals) == indices.size
+    ):
         nrm = np.asarray(normals, dtype=np.float64)[corners].reshape(-1, 3)
     elif normals is not None and normals_interpolation == "uniform" and len(normals) == counts.size:
         nrm = np.repeat(np.asarray(normals, dtype=np.float64)[face_of_tri], 3, axis=0)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:  # the records are read by attribute; importing the physics pa
 
 OVERLAY_NAMES = ("joints", "colliders", "contacts", "com", "escaped", "labels")
 
-AXIS_RGB = np.array([[0.95, 0.2, 0.2, 1.0], [0.2, 0.9, 0.25, 1.0], [0.25, 0.45, 1.0, 1.0]], np.float32)
+AXIS_RGB = np.array(
+    [[0.95, 0.2, 0.2, 1.0], [0.2, 0.9, 0.25, 1.0], [0.25, 0.45, 1.0, 1.0]], np.float32
+)
 JOINT_OK = (0.2, 0.95, 0.3, 1.0)
 JOINT_WARN = (1.0, 0.8, 0.1, 1.0)
 JOINT_BAD = (1.0, 0.1, 0.1, 1.0)
@@ -64,7 +66,9 @@ class Markers:
     def add(self, p, color, size: float) -> None:
         p = np.asarray(p, np.float32).reshape(-1, 3)
         self.positions = np.concatenate([self.positions, p])
-        self.colors = np.concatenate([self.colors, np.tile(np.asarray(color, np.float32), (len(p), 1))])
+        self.colors = np.concatenate(
+            [self.colors, np.tile(np.asarray(color, np.float32), (len(p), 1))]
+        )
         self.sizes = np.concatenate([self.sizes, np.full(len(p), size, np.float32)])
 
 
@@ -122,8 +126,11 @@ def _polyline_segments(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pts[:-1], pts[1:]
 
 
-_AXIS_PERM = {"Z": np.eye(3), "X": np.array([[0.0, 0, 1], [1, 0, 0], [0, 1, 0]]),
-              "Y": np.array([[0.0, 1, 0], [0, 0, 1], [1, 0, 0]])}
+_AXIS_PERM = {
+    "Z": np.eye(3),
+    "X": np.array([[0.0, 0, 1], [1, 0, 0], [0, 1, 0]]),
+    "Y": np.array([[0.0, 1, 0], [0, 0, 1], [1, 0, 0]]),
+}
 
 
 def collider_local_segments(c: ColliderInfo) -> tuple[np.ndarray, np.ndarray]:
@@ -167,7 +174,9 @@ def collider_local_segments(c: ColliderInfo) -> tuple[np.ndarray, np.ndarray]:
             for ang in (0.0, np.pi / 2):
                 ca, sa = np.cos(ang), np.sin(ang)
                 for sign in (1.0, -1.0):
-                    arc = np.stack([r * np.cos(t) * ca, r * np.cos(t) * sa, sign * (h / 2 + r * np.sin(t))], -1)
+                    arc = np.stack(
+                        [r * np.cos(t) * ca, r * np.cos(t) * sa, sign * (h / 2 + r * np.sin(t))], -1
+                    )
                     seg(*_polyline_segments(arc @ perm.T))
     elif c.shape in ("convex", "trimesh"):
         v = np.asarray(d.get("vertices", ()), np.float64).reshape(-1, 3)
@@ -225,7 +234,9 @@ def com_geometry(info: DebugInfo, s2v: np.ndarray, size: float) -> tuple[Lines, 
     return lines, marks
 
 
-def escaped_geometry(info: DebugInfo, s2v: np.ndarray, body_position: np.ndarray | None, size: float) -> tuple[Lines, Markers]:
+def escaped_geometry(
+    info: DebugInfo, s2v: np.ndarray, body_position: np.ndarray | None, size: float
+) -> tuple[Lines, Markers]:
     """A large red marker and a vertical beacon at the escaped body (if any)."""
     lines, marks = Lines(), Markers()
     if info.escaped_body is None:

@@ -32,7 +32,9 @@ def _prim_boxes(positions: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, 
     return lo, hi
 
 
-def _ray_boxes(origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def _ray_boxes(
+    origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / direction
         t1 = (lo - origin) * inv
@@ -47,7 +49,9 @@ def _ray_boxes(origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np
     return (tmax >= np.maximum(tmin, 0.0)) & np.isfinite(lo).all(axis=1)
 
 
-def ray_triangles(origin: np.ndarray, direction: np.ndarray, tri: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+def ray_triangles(
+    origin: np.ndarray, direction: np.ndarray, tri: np.ndarray, eps: float = 1e-12
+) -> np.ndarray:
     """Distances along the ray to (F, 3, 3) triangles; inf where missed (two-sided)."""
     e1 = tri[:, 1] - tri[:, 0]
     e2 = tri[:, 2] - tri[:, 0]

@@ -10,6 +10,7 @@ Everything here is expressed in the *view frame* (metres, +Z up; see :mod:`.tran
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -76,6 +77,34 @@ class Bucket:
 
     def prim_vertex_slice(self, i: int) -> slice:
         return slice(int(self.vertex_starts[i]), int(self.vertex_starts[i + 1]))
+
+    def subtree_prims(self, path: str) -> tuple[int, int]:
+        """Index range of the prims at or under ``path``.
+
+        ``prim_paths`` is sorted and prim names only use characters after '/' ([A-Za-z0-9_]),
+        so a subtree is the contiguous range [path, path + "0").
+        """
+        if path == "/":
+            return 0, len(self.prim_paths)
+        return bisect_left(self.prim_paths, path), bisect_left(self.prim_paths, path + "0")
+
+    def has_subtree(self, path: str) -> bool:
+        lo, hi = self.subtree_prims(path)
+        return hi > lo
+
+    def subtree_vertices(self, path: str) -> slice:
+        """Vertex slice of every prim at or under ``path`` (prims' vertices are contiguous)."""
+        lo, hi = self.subtree_prims(path)
+        return slice(int(self.vertex_starts[lo]), int(self.vertex_starts[hi]))
+
+
+def _roots(paths: Iterable[str]) -> list[str]:
+    """The given paths without those already covered by an ancestor in the list."""
+    out: list[str] = []
+    for p in sorted(set(paths)):
+        if not any(_under(p, [r]) for r in out):
+            out.append(p)
+    return out
 
 
 def _under(path: str, roots: Iterable[str]) -> bool:
@@ -252,9 +281,7 @@ class SceneModel:
         self._pose_cache = None
         # owners depend on body indices: refresh every bucket's owner column
         for b in self.buckets.values():
-            owner_of_prim = np.array(
-                [self._owner_index(p) for p in b.prim_paths]
-            )
+            owner_of_prim = np.array([self._owner_index(p) for p in b.prim_paths])
             b.owners = np.repeat(owner_of_prim, np.diff(b.vertex_starts))
             b.run_groups = None
             if b.key.dynamic:
@@ -336,10 +363,8 @@ class SceneModel:
         new = tuple(dict.fromkeys(str(p) for p in paths))
         if new == self.selection:
             return
-        touched = {
-            k for k, b in self.buckets.items()
-            if any(_under(p, self.selection) or _under(p, new) for p in b.prim_paths)
-        }
+        changed = set(new) ^ set(self.selection)
+        touched = {k for k, b in self.buckets.items() if any(b.has_subtree(p) for p in changed)}
         self.selection = new
         self._apply_selection_colors(touched)
 
@@ -347,11 +372,11 @@ class SceneModel:
         for k in keys:
             b = self.buckets[k]
             colors = b.base_colors.copy()
-            for i, p in enumerate(b.prim_paths):
-                if self.selection and _under(p, self.selection):
-                    sl = b.prim_vertex_slice(i)
-                    rgb = colors[sl, :3] * (1 - HIGHLIGHT_MIX) + HIGHLIGHT_COLOR[:3] * HIGHLIGHT_MIX
-                    colors[sl, :3] = rgb
+            for root in _roots(self.selection):
+                sl = b.subtree_vertices(root)
+                colors[sl, :3] = (
+                    colors[sl, :3] * (1 - HIGHLIGHT_MIX) + HIGHLIGHT_COLOR[:3] * HIGHLIGHT_MIX
+                )
             b.colors = colors
             b.color_version = _stamp()
 
@@ -377,11 +402,8 @@ class SceneModel:
 
     def prim_vertices(self, path: str) -> np.ndarray:
         """Current view-frame vertices of every drawn prim at or under ``path`` (visible or not)."""
-        chunks = []
-        for b in self.buckets.values():
-            for i, p in enumerate(b.prim_paths):
-                if _under(p, [path]):
-                    chunks.append(b.positions[b.prim_vertex_slice(i)])
+        chunks = [b.positions[b.subtree_vertices(path)] for b in self.buckets.values()]
+        chunks = [c for c in chunks if c.shape[0]]
         return np.concatenate(chunks) if chunks else np.zeros((0, 3), np.float32)
 
     def bounds(self, paths: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -393,7 +415,8 @@ class SceneModel:
             if paths is None:
                 pts = b.positions
             else:
-                sel = [b.positions[b.prim_vertex_slice(i)] for i, p in enumerate(b.prim_paths) if _under(p, paths)]
+                sel = [b.positions[b.subtree_vertices(p)] for p in _roots(paths)]
+                sel = [c for c in sel if c.shape[0]]
                 if not sel:
                     continue
                 pts = np.concatenate(sel)

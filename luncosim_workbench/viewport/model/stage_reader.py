@@ -85,9 +85,17 @@ def _spread(
         point_ids, corner_ids, face_ids = sources
         if interp in ("vertex", "varying") and len(values) > int(point_ids.max(initial=-1)):
             return values[point_ids]
-        if interp == "faceVarying" and corner_ids is not None and len(values) > int(corner_ids.max(initial=-1)):
+        if (
+            interp == "faceVarying"
+            and corner_ids is not None
+            and len(values) > int(corner_ids.max(initial=-1))
+        ):
             return values[corner_ids]
-        if interp == "uniform" and face_ids is not None and len(values) > int(face_ids.max(initial=-1)):
+        if (
+            interp == "uniform"
+            and face_ids is not None
+            and len(values) > int(face_ids.max(initial=-1))
+        ):
             return values[face_ids]
     return np.broadcast_to(values[0], (n_vertices,) + values[0].shape).copy()
 
@@ -100,10 +108,14 @@ def _axis(gprim, path: str, diags: list[Diagnostic]) -> str | None:
     return axis
 
 
-def _positive(value, name: str, path: str, diags: list[Diagnostic], allow_zero: bool = False) -> bool:
+def _positive(
+    value, name: str, path: str, diags: list[Diagnostic], allow_zero: bool = False
+) -> bool:
     ok = value is not None and np.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
-        diags.append(_diag("viewport.bad-dimension", f"{name} = {value!r} must be a positive number", path))
+        diags.append(
+            _diag("viewport.bad-dimension", f"{name} = {value!r} must be a positive number", path)
+        )
     return ok
 
 
@@ -144,18 +156,26 @@ def tessellate_prim(
         counts = m.GetFaceVertexCountsAttr().Get()
         indices = m.GetFaceVertexIndicesAttr().Get()
         if points is None or counts is None or indices is None or len(points) == 0:
-            diags.append(_diag("viewport.empty-mesh", "Mesh has no points or faces to draw", path, "info"))
+            diags.append(
+                _diag("viewport.empty-mesh", "Mesh has no points or faces to draw", path, "info")
+            )
             return None
         normals = m.GetNormalsAttr().Get()
         interp = m.GetNormalsInterpolation()
         left = m.GetOrientationAttr().Get() == UsdGeom.Tokens.leftHanded
         try:
             mesh, *sources = geo.polygon_mesh_with_sources(
-                np.asarray(points), np.asarray(counts), np.asarray(indices),
-                None if normals is None else np.asarray(normals), interp, left,
+                np.asarray(points),
+                np.asarray(counts),
+                np.asarray(indices),
+                None if normals is None else np.asarray(normals),
+                interp,
+                left,
             )
         except ValueError as exc:
-            diags.append(_diag("viewport.bad-mesh", f"Mesh topology is invalid: {exc}", path, "error"))
+            diags.append(
+                _diag("viewport.bad-mesh", f"Mesh topology is invalid: {exc}", path, "error")
+            )
             return None
         return mesh, (sources[0], sources[1], sources[2])
     diags.append(
@@ -169,9 +189,7 @@ def tessellate_prim(
     return None
 
 
-def read_subtree(
-    stage: Usd.Stage, root: Usd.Prim, xform_cache: UsdGeom.XformCache
-) -> SubtreeRead:
+def read_subtree(stage: Usd.Stage, root: Usd.Prim, xform_cache: UsdGeom.XformCache) -> SubtreeRead:
     """Every drawable gprim and rigid body at or below ``root``."""
     out = SubtreeRead([], {}, [])
     if not root or not root.IsValid():
@@ -208,7 +226,9 @@ def read_subtree(
         else:
             rel, body_path = world, None
         if not np.all(np.isfinite(rel)):
-            out.diagnostics.append(_diag("viewport.bad-transform", "world transform is not finite", path, "error"))
+            out.diagnostics.append(
+                _diag("viewport.bad-transform", "world transform is not finite", path, "error")
+            )
             continue
         mesh = geo.transformed(mesh, rel)
         colors, c_interp = _primvar_values(prim, "displayColor")

@@ -1,0 +1,162 @@
+"""``SimBridge``: the simulation worker seen from the UI thread.
+
+The worker publishes a snapshot every tick on its own thread. The bridge's handler there is
+cheap: it keeps the newest snapshot and appends the tick's port values to the telemetry ring
+(under the ring's lock). A QTimer on the UI thread, paced to the display, emits ``frame`` with
+the newest snapshot when it changed: panels redraw at most once a frame, never once a tick.
+
+The worker's stage never shares pxr layers with the UI document: each projection is built from a
+flattened text copy of the composed stage (:func:`flattened_factory`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from pxr import Sdf, Usd
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from luncosim_core.api.commands import Command, Query
+from luncosim_core.sim.programs import program_participants
+from luncosim_core.sim.simulation import Simulation, SimulationConfig
+from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.sim.worker import SimulationWorker
+from luncosim_core.usd.document import UsdDocument
+from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
+
+SPEEDS: dict[str, float | None] = {"1x": 1.0, "2x": 2.0, "4x": 4.0, "max": None}
+
+
+def flattened_factory(doc: UsdDocument, config: SimulationConfig | None = None) -> Callable[[], Simulation]:
+    """Flatten ``doc`` now (UI thread); the returned factory builds a Simulation on a private
+    anonymous layer (worker thread)."""
+    text = doc.stage.Flatten().ExportToString()
+    roots = doc.roots
+    scene = str(doc.path)
+
+    def factory() -> Simulation:
+        layer = Sdf.Layer.CreateAnonymous(".usda")
+        layer.ImportFromString(text)
+        stage = Usd.Stage.Open(layer)
+        return Simulation(stage, config or SimulationConfig(), roots=roots,
+                          participant_factory=program_participants, scene=scene)
+
+    return factory
+
+
+class SimBridge(QObject):
+    """Owns the :class:`SimulationWorker`; turns its per-tick stream into display frames."""
+
+    frame = Signal(object)  # WorkbenchSnapshot, at most once per UI frame
+    projectionRestarted = Signal(str)  # why (scene opened, document edited, reset)
+
+    def __init__(self, parent: QObject | None = None, *, frame_hz: float = 30.0,
+                 capacity: int = DEFAULT_CAPACITY) -> None:
+        super().__init__(parent)
+        self.worker: SimulationWorker | None = None
+        self.telemetry = TelemetryRing(capacity=capacity)
+        self.speed_name = "1x"
+        self._lock = threading.Lock()
+        self._latest: WorkbenchSnapshot | None = None
+        self._shown: WorkbenchSnapshot | None = None
+        self.samples = 0  # snapshots received on the worker thread
+        self.frames = 0  # frames emitted on the UI thread
+        self.fps = 0.0
+        self._fps_window: list[float] = []
+        self.timer = QTimer(self)
+        self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
+        self.timer.timeout.connect(self._on_timer)
+        self.timer.start()
+
+    # ------------------------------------------------------------------ lifecycle
+    def load(self, doc: UsdDocument | None, reason: str = "scene opened") -> None:
+        """Project ``doc`` (None stops the simulation)."""
+        if doc is None:
+            self.shutdown()
+            return
+        factory = flattened_factory(doc)
+        if self.worker is None:
+            self.worker = SimulationWorker(factory, speed=SPEEDS[self.speed_name])
+            self.worker.snapshot_ready.connect(self._on_snapshot)
+            self.worker.start()
+        else:
+            self.worker.replace(factory)
+        self.projectionRestarted.emit(reason)
+
+    def shutdown(self) -> None:
+        if self.worker is not None:
+            self.worker.snapshot_ready.disconnect(self._on_snapshot)
+            self.worker.stop()
+            self.worker = None
+        with self._lock:
+            self._latest = None
+            self._shown = None
+
+    # ------------------------------------------------------------------ transport
+    def play(self) -> None:
+        if self.worker:
+            self.worker.play()
+
+    def pause(self) -> None:
+        if self.worker:
+            self.worker.pause()
+
+    def step(self, n: int = 1) -> None:
+        if self.worker:
+            self.worker.step(n)
+
+    def reset(self) -> None:
+        if self.worker:
+            self.worker.reset()
+            self.telemetry.clear()
+
+    def set_speed(self, name: str) -> None:
+        if name not in SPEEDS:
+            raise ValueError(f"unknown speed {name!r}; choose one of {', '.join(SPEEDS)}")
+        self.speed_name = name
+        if self.worker:
+            self.worker.set_speed(SPEEDS[name])
+
+    @property
+    def running(self) -> bool:
+        return bool(self.worker and self.worker.running)
+
+    def send(self, command: Command) -> Future | None:
+        return self.worker.send(command) if self.worker else None
+
+    def query(self, q: Query) -> Future | None:
+        return self.worker.query(q) if self.worker else None
+
+    # ------------------------------------------------------------------ data
+    @property
+    def latest(self) -> WorkbenchSnapshot | None:
+        with self._lock:
+            return self._latest
+
+    def _on_snapshot(self, snap: WorkbenchSnapshot) -> None:
+        """Worker thread, every tick: keep the newest and record the sample. No Qt calls here."""
+        self.telemetry.append(snap.tick, snap.time, snap.port_keys, snap.port_values)
+        with self._lock:
+            self._latest = snap
+            self.samples += 1
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            snap = self._latest
+        if snap is None or snap is self._shown:
+            return
+        self._shown = snap
+        self.frames += 1
+        now = time.perf_counter()
+        self._fps_window.append(now)
+        while self._fps_window and now - self._fps_window[0] > 1.0:
+            self._fps_window.pop(0)
+        self.fps = float(len(self._fps_window))
+        self.frame.emit(snap)
+
+    def flush(self) -> None:
+        """Emit the newest snapshot now (tests, screenshots)."""
+        self._on_timer()

@@ -1,0 +1,199 @@
+"""The Assembly Editor: the composed prim tree (filterable, shared selection) over the inspector."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QInputDialog,
+    QLineEdit,
+    QSplitter,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from luncosim_core.usd.document import UsdDocument
+from luncosim_core.usd.ops import AddPrim, AddReference, MovePrim, OpError, RemovePrim
+from luncosim_workbench.panels.assembly.inspector import PropertyInspector
+from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
+from luncosim_workbench.panels.base import PanelContext
+
+
+def asset_reference(doc: UsdDocument, file: Path) -> str:
+    """How the scene should name ``file``: a ``lunco://`` URI inside the shared library, else a
+    path relative to the scene."""
+    file = file.resolve()
+    lunco = getattr(doc.roots, "lunco_root", None)
+    twin_root = getattr(doc.roots, "twin_root", None)
+    if lunco is not None and file.is_relative_to(Path(lunco).resolve()) and not (
+            twin_root is not None and file.is_relative_to(Path(twin_root).resolve())):
+        return "lunco://" + file.relative_to(Path(lunco).resolve()).as_posix()
+    return os.path.relpath(file, doc.path.parent)
+
+
+class AssemblyEditor(QWidget):
+    def __init__(self, ctx: PanelContext, parent=None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.document: UsdDocument | None = None
+        self.model = PrimTreeModel()
+        self.proxy = PrimFilterProxy()
+        self.proxy.setSourceModel(self.model)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        bar = QHBoxLayout()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter prims (name, type, kind, schema)")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._on_filter)
+        bar.addWidget(self.filter, 1)
+        for text, tip, slot in (("+", "Add a child prim", self._ask_add), ("−", "Remove the selected prim", self.remove_selected),
+                                ("✎", "Rename the selected prim", self._ask_rename)):
+            b = QToolButton()
+            b.setText(text)
+            b.setToolTip(tip)
+            b.clicked.connect(slot)
+            bar.addWidget(b)
+        layout.addLayout(bar)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.view = QTreeView()
+        self.view.setModel(self.proxy)
+        self.view.setUniformRowHeights(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        self.view.setAcceptDrops(True)
+        self.view.setDropIndicatorShown(True)
+        self.view.setColumnWidth(0, 200)
+        self.view.setColumnWidth(1, 90)
+        self.view.setColumnWidth(2, 70)
+        self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
+        split.addWidget(self.view)
+        self.inspector = PropertyInspector(ctx.notify)
+        split.addWidget(self.inspector)
+        split.setSizes([300, 400])
+        layout.addWidget(split, 1)
+        self._syncing = False
+        self.model.referenceDropped.connect(self.add_reference)
+        self.model.primsChanged.connect(self._on_prims_changed)
+        ctx.session.document_replaced.connect(self.set_document)
+        ctx.session.selection.changed.connect(self._on_selection)
+        self.set_document(ctx.session.document)
+
+    # ------------------------------------------------------------------ document
+    def set_document(self, doc: UsdDocument | None) -> None:
+        self.document = doc
+        self.model.set_stage(doc.stage if doc else None)
+        self.inspector.set_document(doc)
+        if doc is not None:
+            self.view.expandToDepth(1)
+
+    def close_panel(self) -> None:
+        self.model.close()
+
+    def _on_prims_changed(self, paths: list) -> None:
+        current = self.inspector.prim_path
+        if current and any(current == p or current.startswith(p.rstrip("/") + "/") or p == "/" for p in paths):
+            self.inspector.schedule_refresh()
+
+    # ------------------------------------------------------------------ selection
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        if text:
+            self.view.expandAll()
+
+    def _on_view_selection(self, *_args) -> None:
+        if self._syncing:
+            return
+        rows = self.view.selectionModel().selectedRows(0)
+        paths = [self.model.path_for_index(self.proxy.mapToSource(i)) for i in rows]
+        self._syncing = True
+        try:
+            self.ctx.session.selection.set(paths)
+        finally:
+            self._syncing = False
+        self.inspector.show_prim(paths[-1] if paths else "")
+
+    def _on_selection(self, paths: tuple) -> None:
+        self.inspector.show_prim(paths[-1] if paths else "")
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            sel = QItemSelection()
+            for p in paths:
+                idx = self.proxy.mapFromSource(self.model.index_for_path(p))
+                if idx.isValid():
+                    sel.select(idx, idx.siblingAtColumn(self.proxy.columnCount() - 1))
+                    self.view.scrollTo(idx)
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+            self.view.selectionModel().select(sel, flags)
+        finally:
+            self._syncing = False
+
+    # ------------------------------------------------------------------ structure edits
+    def _apply(self, op) -> bool:
+        if self.document is None:
+            self.ctx.notify("No scene is open")
+            return False
+        try:
+            self.document.apply(op)
+        except OpError as exc:
+            self.ctx.notify("; ".join(d.message for d in exc.diagnostics))
+            return False
+        return True
+
+    def _ask_add(self) -> None:
+        name, ok = QInputDialog.getText(self, "Add prim", "Name of the new child prim:")
+        if ok and name:
+            type_name, ok = QInputDialog.getItem(self, "Add prim", "Type:", ["Xform", "Scope", "Cube", "Sphere", "Cylinder", "Mesh"], 0, True)
+            if ok:
+                self.add_child(name, type_name)
+
+    def add_child(self, name: str, type_name: str = "Xform") -> str | None:
+        parent = self.ctx.session.selection.current or (
+            str(self.document.stage.GetDefaultPrim().GetPath()) if self.document and self.document.stage.GetDefaultPrim() else "")
+        path = f"{parent.rstrip('/')}/{name}" if parent else f"/{name}"
+        if self._apply(AddPrim(path=path, type_name=type_name, target=self.inspector.edit_target)):
+            self.ctx.session.selection.set([path])
+            return path
+        return None
+
+    def remove_selected(self) -> None:
+        paths = self.ctx.session.selection.paths
+        if not paths:
+            self.ctx.notify("Select a prim to remove")
+            return
+        for p in sorted(paths, key=len, reverse=True):
+            self._apply(RemovePrim(path=p, target=self.inspector.edit_target))
+        self.ctx.session.selection.clear()
+
+    def _ask_rename(self) -> None:
+        current = self.ctx.session.selection.current
+        if not current:
+            return
+        name, ok = QInputDialog.getText(self, "Rename prim", "New name:", text=current.rsplit("/", 1)[-1])
+        if ok and name:
+            self.rename(current, name)
+
+    def rename(self, path: str, new_name: str) -> str | None:
+        new_path = f"{path.rsplit('/', 1)[0]}/{new_name}"
+        if self._apply(MovePrim(path=path, new_path=new_path, target=self.inspector.edit_target)):
+            self.ctx.session.selection.set([new_path])
+            return new_path
+        return None
+
+    def add_reference(self, prim_path: str, asset_file: str) -> bool:
+        """Reference ``asset_file`` (a library entry dropped on the prim) from ``prim_path``."""
+        if self.document is None:
+            return False
+        rel = asset_reference(self.document, Path(asset_file))
+        ok = self._apply(AddReference(path=prim_path, asset_path=rel, target=self.inspector.edit_target))
+        if ok:
+            self.ctx.notify(f"{prim_path} now references {rel}")
+        return ok

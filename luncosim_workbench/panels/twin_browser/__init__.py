@@ -1,0 +1,1 @@
+"""The twin browser panel."""

@@ -1,0 +1,99 @@
+"""``Session``: what the workbench has open (twin, scene, document) and the shared selection.
+
+Qt-free: panels observe its psygnal signals; the main window drives it. Opening follows the core's
+entry-point rules (:func:`luncosim_core.twin.open_path`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from psygnal import Signal
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.twin import OpenResult, Twin, open_path
+from luncosim_core.usd.document import UsdDocument
+
+
+class Selection:
+    """The shared prim selection (prim paths, in selection order)."""
+
+    changed = Signal(tuple)
+
+    def __init__(self) -> None:
+        self._paths: tuple[str, ...] = ()
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return self._paths
+
+    @property
+    def current(self) -> str | None:
+        return self._paths[-1] if self._paths else None
+
+    def set(self, paths: Iterable[str]) -> None:
+        new = tuple(dict.fromkeys(p for p in paths if p))
+        if new != self._paths:
+            self._paths = new
+            self.changed.emit(new)
+
+    def clear(self) -> None:
+        self.set(())
+
+
+class Session:
+    """The open twin, its scene document and the shared selection."""
+
+    opened = Signal(object)  # OpenResult
+    document_replaced = Signal(object)  # UsdDocument | None
+    diagnostics_changed = Signal()
+
+    def __init__(self) -> None:
+        self.result: OpenResult | None = None
+        self.document: UsdDocument | None = None
+        self.selection = Selection()
+        self.open_diagnostics: list[Diagnostic] = []
+
+    @property
+    def twin(self) -> Twin | None:
+        return self.result.twin if self.result else None
+
+    @property
+    def scene(self) -> Path | None:
+        return self.result.scene if self.result else None
+
+    @property
+    def preview(self) -> bool:
+        return bool(self.result and self.result.preview)
+
+    def open(self, path: str | Path, *, preview: str | Path | None = None) -> OpenResult:
+        """Open a twin folder, a scene file or a library file (``preview``) by the entry-point rules.
+        Raises :class:`luncosim_core.diagnostics.DiagnosticError` on a bad manifest or stage."""
+        result = open_path(path, preview=preview)
+        doc = None
+        if result.scene is not None:
+            twin = result.twin
+            doc = UsdDocument(result.scene, twin.roots, policy=twin.composition_policy,
+                              runtime_sidecar=twin.runtime_sidecar(result.scene),
+                              persist_runtime=twin.runtime_persistence and not result.preview)
+        self.result = result
+        self.document = doc
+        self.open_diagnostics = list(result.twin.diagnostics)
+        if result.scene is None and result.reason:
+            self.open_diagnostics.append(Diagnostic("info", "no-scene", result.reason, layer=str(result.twin.root), source="twin"))
+        self.selection.clear()
+        self.opened.emit(result)
+        self.document_replaced.emit(doc)
+        self.diagnostics_changed.emit()
+        return result
+
+    def reload(self) -> None:
+        """Rebuild the document from source (discarding unsaved edits: ask first)."""
+        if self.document is not None:
+            self.document.reload(discard=True)
+            self.document_replaced.emit(self.document)
+            self.diagnostics_changed.emit()
+
+    def composition_diagnostics(self) -> list[Diagnostic]:
+        return list(self.open_diagnostics) + (list(self.document.diagnostics) if self.document else [])
