@@ -149,7 +149,10 @@ def main() -> None:
                 rb, _ = time_frames(vc, max(5, args.frames // 4), (paths, base), readback=True)
                 line += f"; with readback {1.0 / rb:6.1f} fps"
             print(line)
-    vc.close()
+    if args.widget:
+        widget.close()
+    else:
+        headless.close_canvas(vc, backend)
 
 
 if __name__ == "__main__":

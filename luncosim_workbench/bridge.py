@@ -27,6 +27,7 @@ from luncosim_core.sim.worker import SimulationWorker
 from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
 
+MAX_PENDING_DIAGNOSTICS = 10000
 SPEEDS: dict[str, float | None] = {"1x": 1.0, "2x": 2.0, "4x": 4.0, "max": None}
 
 
@@ -66,6 +67,8 @@ class SimBridge(QObject):
         self.frames = 0  # frames emitted on the UI thread
         self.fps = 0.0
         self._fps_window: list[float] = []
+        self._diagnostics: list = []  # every tick's new diagnostics, until a panel takes them
+        self._console: list = []  # (time, diagnostic) for the console
         self.timer = QTimer(self)
         self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
         self.timer.timeout.connect(self._on_timer)
@@ -142,6 +145,23 @@ class SimBridge(QObject):
         with self._lock:
             self._latest = snap
             self.samples += 1
+            if snap.diagnostics:
+                if len(self._diagnostics) < MAX_PENDING_DIAGNOSTICS:
+                    self._diagnostics.extend(snap.diagnostics)
+                if len(self._console) < MAX_PENDING_DIAGNOSTICS:
+                    self._console.extend((snap.time, d) for d in snap.diagnostics)
+
+    def take_diagnostics(self) -> list:
+        """Diagnostics published since the last call (every tick's, not only the drawn ones)."""
+        with self._lock:
+            out, self._diagnostics = self._diagnostics, []
+        return out
+
+    def take_console(self) -> list:
+        """(sim time, diagnostic) pairs for the console since the last call."""
+        with self._lock:
+            out, self._console = self._console, []
+        return out
 
     def _on_timer(self) -> None:
         with self._lock:

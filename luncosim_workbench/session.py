@@ -48,6 +48,7 @@ class Session:
     opened = Signal(object)  # OpenResult
     document_replaced = Signal(object)  # UsdDocument | None
     diagnostics_changed = Signal()
+    message = Signal(str)  # a console line: events, script output
 
     def __init__(self) -> None:
         self.result: OpenResult | None = None
@@ -94,6 +95,10 @@ class Session:
             self.document.reload(discard=True)
             self.document_replaced.emit(self.document)
             self.diagnostics_changed.emit()
+
+    def log(self, text: str) -> None:
+        """A line for the console (transport events, projection restarts, script output)."""
+        self.message.emit(text)
 
     def composition_diagnostics(self) -> list[Diagnostic]:
         return list(self.open_diagnostics) + (list(self.document.diagnostics) if self.document else [])

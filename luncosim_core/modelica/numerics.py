@@ -166,7 +166,10 @@ class Numerics:
         return ca.Function("values", [xm, um, pm, tm, wgm], [wv[: self.n_x, 0], wv[self.n_x :, 0]])
 
     def rk4_function(self, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h_period, w_guess) -> x1`` with ``substeps`` RK4 steps."""
+        """``(x, u, p, t0, h_period, w_guess) -> (x1, stiff_max, x_stiff)`` with ``substeps``
+        RK4 steps. ``stiff_max`` is the largest ||d xdot/dx||_inf seen at the substep states
+        (symbolically solved models; else 0) and ``x_stiff`` the state where it was seen, so a
+        stiff mode that switches on and off within one period is still noticed."""
         key = ("rk4", substeps)
         if key not in self._cache:
             vals = self.values_function()
@@ -175,6 +178,8 @@ class Numerics:
                 ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1),
                 ("wg", self.n_x + self.n_z)))
             x, t, hs = xm, tm, hm / substeps
+            bound = self.stiffness_bound_function() if self.explicit and self.n_x else None
+            b_max, x_stiff = sym(0.0), xm
 
             def fx(xx: ca.SX, tt: ca.SX) -> ca.SX:
                 return vals(xx, um, pm, tt, wg)[0]
@@ -184,16 +189,25 @@ class Numerics:
                 k2 = fx(x + hs / 2 * k1, t + hs / 2)
                 k3 = fx(x + hs / 2 * k2, t + hs / 2)
                 k4 = fx(x + hs * k3, t + hs)
+                if bound is not None:  # stiffness where the stages were evaluated
+                    for xs, ts in ((x, t), (x + hs / 2 * k2, t + hs / 2)):
+                        b = bound(xs, um, pm, ts)
+                        x_stiff = ca.if_else(b > b_max, xs, x_stiff)
+                        b_max = ca.fmax(b, b_max)
                 x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
                 t = t + hs
-            self._cache[key] = ca.Function("rk4", [xm, um, pm, tm, hm, wg], [x])
+            self._cache[key] = ca.Function("rk4", [xm, um, pm, tm, hm, wg], [x, b_max, x_stiff])
         return self._cache[key]
 
     def step_function(self, method: str, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h, w_guess) -> (x1, xdot1, z1, residual_inf)``: one communication step.
+        """``(x, u, p, t0, h, w_guess) -> (x1, xdot1, z1, residual_inf, stiff, x_stiff)``.
 
-        ``residual_inf`` is max |F| at the new point for Newton-solved models (else 0), so a
-        failed Newton solve is detected without another call.
+        One communication step. ``residual_inf`` is max |F| at the new point for Newton-solved
+        models (else 0), so a failed Newton solve is detected without another call. ``stiff``
+        is the largest ||d xdot/dx||_inf (an upper bound of the spectral radius) met during an
+        RK4 period and ``x_stiff`` the state where it was met: they tell the participant when a
+        stiff gate (a contact spring switched on by ``if``) needs more substeps or the implicit
+        path. Both are 0 / x for the implicit path and Newton-solved models.
         """
         key = (f"step_{method}", substeps)
         if key not in self._cache:
@@ -201,13 +215,14 @@ class Numerics:
             nx, nz = self.n_x, self.n_z
             xm, um, pm, tm, hm, wg = (sym.sym(n, k) for n, k in (
                 ("x", nx), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1), ("wg", nx + nz)))
+            stiff, x_stiff = sym(0.0), xm
             if nx == 0:
                 x1, wnext = xm, wg
             elif method == "rk4":
-                x1 = self.rk4_function(substeps)(xm, um, pm, tm, hm, wg)
+                x1, stiff, x_stiff = self.rk4_function(substeps)(xm, um, pm, tm, hm, wg)
                 wnext = wg
             else:
-                x1, zi = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:, 0])
+                x1, zi, be_res = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:, 0])
                 wnext = ca.vertcat(wg[:nx, 0], zi)
             xdot1, z1 = self.values_function()(x1, um, pm, tm + hm, wnext)
             if self.explicit:
@@ -215,12 +230,25 @@ class Numerics:
             else:
                 r = self.residual_function()(x1, um, pm, tm + hm, xdot1, z1)
                 rinf = ca.norm_inf(r) if r.numel() else sym(0.0)
+            if nx and method != "rk4":
+                rinf = ca.fmax(rinf, be_res)
             self._cache[key] = ca.Function("comm_step", [xm, um, pm, tm, hm, wg],
-                                           [x1, xdot1, z1, rinf])
+                                           [x1, xdot1, z1, rinf, stiff, x_stiff])
+        return self._cache[key]
+
+    def stiffness_bound_function(self) -> ca.Function:
+        """``(x, u, p, t) -> ||d xdot / d x||_inf`` (symbolically solved models only)."""
+        key = ("stiffness", 0)
+        if key not in self._cache:
+            s = self.system
+            J = ca.jacobian(self.w_explicit[: self.n_x, 0], s.x)
+            bound = ca.mmax(ca.sum2(ca.fabs(J))) if self.n_x else ca.SX(0.0)
+            self._cache[key] = ca.Function("stiffness_bound", self._args(), [bound])
         return self._cache[key]
 
     def implicit_function(self, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h_period, z_guess) -> (x1, z1)``: backward Euler on the DAE."""
+        """``(x, u, p, t0, h_period, z_guess) -> (x1, z1, residual_inf)``: backward Euler on
+        the DAE; ``residual_inf`` is the largest Newton residual left over the substeps."""
         key = ("implicit", substeps)
         if key not in self._cache:
             s = self.system
@@ -233,10 +261,13 @@ class Numerics:
             xm, um, pm, tm, hm, zm = (ca.MX.sym(n, k) for n, k in (
                 ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1), ("z", self.n_z)))
             x, z, hsub = xm, zm, hm / substeps
+            worst = ca.MX(0.0)
             for k in range(substeps):
-                sol = rf(ca.vertcat(x, z), ca.vertcat(x, um, pm, tm + (k + 1) * hsub, hsub))
+                qk = ca.vertcat(x, um, pm, tm + (k + 1) * hsub, hsub)
+                sol = rf(ca.vertcat(x, z), qk)
+                worst = ca.fmax(worst, ca.norm_inf(g(sol, qk)))
                 x, z = sol[: self.n_x, 0], sol[self.n_x :, 0]
-            f = ca.Function("implicit", [xm, um, pm, tm, hm, zm], [x, z])
+            f = ca.Function("implicit", [xm, um, pm, tm, hm, zm], [x, z, worst])
             self._cache[key] = f
         return self._cache[key]
 

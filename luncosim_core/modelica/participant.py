@@ -22,6 +22,7 @@ from luncosim_core.modelica.compiler import CompiledModel
 Method = Literal["auto", "rk4", "implicit"]
 _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
 _RK4_STABLE = 1.0  # |lambda| * h kept for RK4: stable (limit ~2.785) and accurate per substep
+_RK4_LIMIT = 2.5  # ||J|| * h beyond which a step just taken may be unstable: re-choose, redo
 
 
 def _err(code: str, message: str, path: str = "") -> DiagnosticError:
@@ -66,8 +67,8 @@ class ModelicaParticipant:
         self.u, self.p = np.zeros(num.n_u), np.zeros(num.n_p)
         self._t, self._h = np.zeros(1), np.array([self.period])
         self._wg = np.zeros(nx + nz)
-        self._x1, self._xdot1, self._z1, self._rinf = (np.zeros(nx), np.zeros(nx), np.zeros(nz),
-                                                       np.zeros(1))
+        self._x1, self._xdot1, self._z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz)
+        self._rinf, self._stiff, self._x_stiff = np.zeros(1), np.zeros(1), np.zeros(nx)
 
     def reset(self) -> None:
         """Initial state at t = 0 with the current parameter values; inputs back to start."""
@@ -93,17 +94,20 @@ class ModelicaParticipant:
             self.z[:] = zs
         self.xdot[:] = 0.0
         self._refresh_algebraics()
+        self._checked_bound, self._raised_at = 0.0, None
         self._choose_method()
 
-    def _choose_method(self) -> None:
+    def _choose_method(self, x: np.ndarray | None = None) -> None:
+        """Pick RK4 substeps (or implicit Euler) from the stiffness at ``x`` (default: now)."""
         num = self._num
+        x = self.x if x is None else x
         if self.method_requested == "implicit":
             self.method, self.substeps = "implicit", self.min_substeps
         elif self.method_requested == "rk4" or num.n_x == 0:
             self.method, self.substeps = "rk4", self.min_substeps
         else:
             try:
-                A = np.asarray(num.state_jacobian()(self.x, self.u, self.p, self.time,
+                A = np.asarray(num.state_jacobian()(x, self.u, self.p, self.time,
                                                     self._guess()), dtype=float)
             except RuntimeError:  # Newton inside the Jacobian failed: no stiffness estimate
                 A = np.zeros((0, 0))
@@ -114,11 +118,17 @@ class ModelicaParticipant:
                 self.method, self.substeps = "rk4", max(self.min_substeps, need)
             else:
                 self.method, self.substeps = "implicit", self.min_substeps
-        fn = num.step_function(self.method, self.substeps)
+        self._bind(self.method, self.substeps)
+
+    def _bind(self, method: str, substeps: int) -> None:
+        """Point the zero-copy evaluation buffer at the step function for this method."""
+        self.method, self.substeps = method, substeps
+        fn = self._num.step_function(method, substeps)
         buf, self._eval = fn.buffer()
         for i, arr in enumerate((self.x, self.u, self.p, self._t, self._h, self._wg)):
             buf.set_arg(i, memoryview(arr))
-        for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf)):
+        for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf, self._stiff,
+                                 self._x_stiff)):
             buf.set_res(i, memoryview(arr))
         self._buffer = buf  # keeps the bound memory alive
 
@@ -138,11 +148,18 @@ class ModelicaParticipant:
             self._check_residual(float(np.max(np.abs(r))) if r.size else 0.0, self.time)
 
     def _check_residual(self, rinf: float, t: float) -> None:
-        if not rinf <= _NEWTON_TOL:
-            raise _err("modelica.algebraic.unsolved",
-                       f"model {self.name}: Newton did not solve the nonlinear equations for "
-                       f"{', '.join(self._num.nonlinear_unknowns())} at t={t:.6g} s "
-                       f"(residual {rinf:.3g})")
+        if rinf <= _NEWTON_TOL:
+            return
+        if self.method == "implicit" and self._num.n_x:
+            raise _err("modelica.step.unsolved",
+                       f"model {self.name}: the implicit step to t={t:.6g} s did not converge "
+                       f"with {self.substeps} substeps (residual {rinf:.3g}); a discontinuous "
+                       "right-hand side (an if-gate without a continuous transition) is the "
+                       "usual cause")
+        raise _err("modelica.algebraic.unsolved",
+                   f"model {self.name}: Newton did not solve the nonlinear equations for "
+                   f"{', '.join(self._num.nonlinear_unknowns())} at t={t:.6g} s "
+                   f"(residual {rinf:.3g})")
 
     # -- I/O -----------------------------------------------------------------------------
     def set_inputs(self, values: Mapping[str, float]) -> None:
@@ -196,31 +213,72 @@ class ModelicaParticipant:
             self._overrides.update(self._pending)
             self._pending.clear()
             self.p[:] = self._num.default_parameters(self._overrides)
+            self._checked_bound, self._raised_at = 0.0, None
             self._choose_method()  # a changed time constant may change the substeps needed
         t1 = (self.ticks + 1) * self.period
         self._t[0] = self.ticks * self.period
-        nx = self._num.n_x
-        self._wg[:nx] = self.xdot
-        self._wg[nx:] = self.z
-        self._eval()
-        if not self._num.explicit and not self._rinf[0] <= _NEWTON_TOL:
-            # Newton from the previous solution failed: retry once from the start values
-            self._wg[:nx] = 0.0
-            self._wg[nx:] = self._z_start
-            self._eval()
+        self._advance()
+        if self.method_requested == "auto":
+            self._adapt()
         if not np.all(np.isfinite(self._x1)):
             bad = [n for n, v in zip(self._num.system.state_names, self._x1, strict=True)
                    if not math.isfinite(v)]
             raise _err("modelica.step.diverged",
                        f"model {self.name} diverged at t={t1:.6g} s "
                        f"(non-finite states: {', '.join(bad)})")
-        if not self._num.explicit:
-            self._check_residual(float(self._rinf[0]), t1)
+        self._check_residual(float(self._rinf[0]), t1)
         self.x[:] = self._x1
         self.xdot[:] = self._xdot1
         self.z[:] = self._z1
         self.ticks += 1
         self.time = t1
+
+    def _adapt(self) -> None:
+        """Follow stiffness that appears mid-run (a contact spring switched on by ``if``).
+
+        The step function reports the largest ||J||_inf met during the period (an upper bound
+        of the spectral radius) and where. When it exceeds what the current RK4 substeps can
+        take, the exact spectral radius there decides new substeps (or the implicit path) and
+        the period is redone from the same start state. Once a second after a raise, the choice is re-made at the current
+        point so the participant returns to cheaper stepping when the gate opens again.
+        """
+        bound = float(self._stiff[0])
+        if (self.method == "rk4" and bound * self.period / self.substeps > _RK4_LIMIT
+                and bound > 2.0 * self._checked_bound):
+            self._checked_bound = bound
+            before = (self.method, self.substeps)
+            self._choose_method(self._x_stiff.copy())
+            if (self.method, self.substeps) != before:
+                self._raised_at = self.ticks
+                self._advance()
+        elif self._raised_at is not None and self.ticks - self._raised_at >= round(1 / self.period):
+            self._raised_at = None
+            self._checked_bound = 0.0
+            self._choose_method(self._x1.copy())
+
+    def _advance(self) -> None:
+        """Evaluate one communication period from the current state into the result buffers.
+
+        A Newton failure is retried from the start values, then (implicit path) with 4x the
+        substeps up to ``max_substeps``; what still fails is reported by :meth:`step`.
+        """
+        nx = self._num.n_x
+        self._wg[:nx] = self.xdot
+        self._wg[nx:] = self.z
+        self._eval()
+        if self._rinf[0] <= _NEWTON_TOL:
+            return
+        if not self._num.explicit:
+            self._wg[:nx] = 0.0
+            self._wg[nx:] = self._z_start
+            self._eval()
+        while (self.method == "implicit" and not self._rinf[0] <= _NEWTON_TOL
+               and self.substeps < self.max_substeps):
+            self._bind(self.method, min(self.substeps * 4, self.max_substeps))
+            self._raised_at = self.ticks
+            self._wg[:nx] = self.xdot
+            self._wg[nx:] = self.z
+            self._eval()
 
     def state_bytes(self) -> bytes:
         """Exact bytes of time, states, algebraics, inputs and parameters (determinism hash)."""

@@ -51,6 +51,10 @@ class StageReader:
         self.up_axis = str(UsdGeom.GetStageUpAxis(stage))
         self.xcache = UsdGeom.XformCache(Usd.TimeCode.Default())
         self.diags: list[Diagnostic] = []
+        if not UsdGeom.StageHasAuthoredMetersPerUnit(stage):
+            self.diags.append(diag("warning", "physics-units-unauthored",
+                                   "the stage does not author metersPerUnit; USD's fallback "
+                                   f"{self.mpu:g} m per unit applies to every length"))
         self.prims = [
             p for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate))
         ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 
 import numpy as np
 import pybullet as pb
@@ -21,6 +22,23 @@ from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
+
+
+@dataclass
+class _PdGroup:
+    """The USD-law drives of one multibody, as arrays (one entry per joint)."""
+
+    uid: int
+    rts: list[JointRt]
+    links: list[int]
+    sign: np.ndarray
+    k: np.ndarray
+    c_implicit: np.ndarray
+    max_force: np.ndarray
+    target_pos: np.ndarray
+    target_vel: np.ndarray
+    effort: np.ndarray
+
 
 TETHER_FREQ_HZ = 20.0  # natural frequency of the distance-joint spring
 TETHER_ZETA = 1.0
@@ -95,11 +113,7 @@ class PhysicsWorld:
         self._torque = np.zeros((n, 3))
         self._joint_by_path: dict[str, JointRt] = {rt.joint.path: rt for rt in self._built.joints}
         self._pd = [rt for rt in self._built.joints if rt.mode == "pd" and rt.is_link]
-        self._pd_inertia = {rt.joint.path: self._effective_inertia(rt.joint) for rt in self._pd}
-        groups: dict[int, list[JointRt]] = {}
-        for rt in self._pd:
-            groups.setdefault(rt.uid, []).append(rt)
-        self._pd_groups = sorted(groups.items())
+        self._pd_groups = self._make_pd_groups()
         for rt in self._built.joints:
             if rt.mode == "servo" and rt.is_link:
                 self._apply_servo(rt)
@@ -166,8 +180,7 @@ class PhysicsWorld:
         if self.fault is not None:
             return
         c = self._client
-        forced = [i for i in range(len(self.body_paths))
-                  if self._force[i].any() or self._torque[i].any()]
+        forced = np.flatnonzero(np.abs(self._force).sum(axis=1) + np.abs(self._torque).sum(axis=1)).tolist()
         tethers = self._built.tethers
         for _ in range(self.substeps):
             if self._pd:
@@ -195,6 +208,26 @@ class PhysicsWorld:
         self._client.setJointMotorControl2(rt.uid, rt.link, pb.POSITION_CONTROL,
                                            targetPosition=rt.target_position * rt.sign, force=mf)
 
+    def _make_pd_groups(self) -> list[_PdGroup]:
+        groups: dict[int, list[JointRt]] = {}
+        for rt in self._pd:
+            groups.setdefault(rt.uid, []).append(rt)
+        out = []
+        for uid, rts in sorted(groups.items()):
+            inertia = np.array([self._effective_inertia(rt.joint) for rt in rts])
+            accel = np.array([rt.joint.drive.type == "acceleration" for rt in rts])
+            scale = np.where(accel, inertia, 1.0)
+            k = np.array([rt.joint.drive.stiffness for rt in rts]) * scale
+            c = np.array([rt.joint.drive.damping for rt in rts]) * scale
+            out.append(_PdGroup(
+                uid=uid, rts=rts, links=[rt.link for rt in rts], sign=np.array([rt.sign for rt in rts]),
+                k=k, c_implicit=c / (1.0 + c * self.dt / inertia),
+                max_force=np.array([rt.joint.drive.max_force for rt in rts]),
+                target_pos=np.array([rt.target_position for rt in rts]),
+                target_vel=np.array([rt.target_velocity for rt in rts]),
+                effort=np.zeros(len(rts))))
+        return out
+
     def _apply_pd(self) -> None:
         """USD drive law: effort = stiffness*(x* - x) + damping*(v* - v), clipped to maxForce.
 
@@ -203,22 +236,21 @@ class PhysicsWorld:
         is exact.
         """
         cid = self._cid
-        dt = self.dt
-        for uid, rts in self._pd_groups:
-            links = [rt.link for rt in rts]
-            states = pb.getJointStates(uid, links, physicsClientId=cid)
-            efforts = []
-            for rt, st in zip(rts, states, strict=True):
-                d = rt.joint.drive
-                q, qd = st[0] * rt.sign, st[1] * rt.sign
-                inertia = self._pd_inertia[rt.joint.path]
-                scale = inertia if d.type == "acceleration" else 1.0
-                k, damp = d.stiffness * scale, d.damping * scale
-                e = k * (rt.target_position - q) + damp * (rt.target_velocity - qd) / (1.0 + damp * dt / inertia)
-                e = max(-d.max_force, min(d.max_force, e))
-                rt.effort = e
-                efforts.append(e * rt.sign)
-            pb.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL, forces=efforts, physicsClientId=cid)
+        for g in self._pd_groups:
+            states = pb.getJointStates(g.uid, g.links, physicsClientId=cid)
+            q = np.fromiter((st[0] for st in states), float, len(states)) * g.sign
+            qd = np.fromiter((st[1] for st in states), float, len(states)) * g.sign
+            e = g.k * (g.target_pos - q) + g.c_implicit * (g.target_vel - qd)
+            np.clip(e, -g.max_force, g.max_force, out=g.effort)
+            pb.setJointMotorControlArray(g.uid, g.links, pb.TORQUE_CONTROL, forces=(g.effort * g.sign).tolist(),
+                                         physicsClientId=cid)
+
+    def _pd_slot(self, rt: JointRt) -> tuple[_PdGroup, int] | None:
+        for g in self._pd_groups:
+            for k, other in enumerate(g.rts):
+                if other is rt:
+                    return g, k
+        return None
 
     def _axis_inertia(self, path: str | None, frame: Pose, axis: np.ndarray, kind: str) -> float:
         """Mass (prismatic) or moment of inertia about the joint axis (revolute) of one side."""
@@ -435,7 +467,8 @@ class PhysicsWorld:
         if name in ("torque", "force"):
             if rt.mode in ("servo", "velocity") and rt.is_link:
                 return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
-            return float(rt.effort)
+            slot = self._pd_slot(rt)
+            return float(slot[0].effort[slot[1]]) if slot else 0.0
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
 
     def write_port(self, prim_path: str, name: str, value: float) -> None:
@@ -457,8 +490,11 @@ class PhysicsWorld:
         if not rt.is_link:
             raise ValueError(f"{prim_path} is a pybullet constraint (it closes a loop), which has no drive; "
                              f"{name} cannot be commanded")
+        slot = self._pd_slot(rt)
         if name == "target_velocity":
             rt.target_velocity = v
+            if slot:
+                slot[0].target_vel[slot[1]] = v
             if rt.mode != "pd":
                 rt.mode = "velocity"
                 d = rt.joint.drive
@@ -467,6 +503,8 @@ class PhysicsWorld:
                                                    targetVelocity=v * rt.sign, force=mf)
             return
         rt.target_position = v
+        if slot:
+            slot[0].target_pos[slot[1]] = v
         if rt.mode != "pd":
             rt.mode = "servo"
             self._apply_servo(rt)

@@ -80,6 +80,7 @@ class Simulation:
         self.status_reason = ""
         self._new_diags: list[Diagnostic] = []
         self.world: PhysicsWorld | None = None
+        self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
         self.build()
 
@@ -94,32 +95,75 @@ class Simulation:
                                       world_bounds=self.config.world_bounds)
         diags += self.world.diagnostics
         self.participants = list(self.participant_factory(self) if self.participant_factory else [])
+        for part in self.participants:
+            diags += part.take_diagnostics()
+        diags += self._build_ports()
+        self.diagnostics = diags
+        self._new_diags = list(diags)
+        self.fault = self.world.fault
+        if self.fault:
+            self._new_diags.append(self.fault)
+
+    def _build_ports(self) -> list[Diagnostic]:
+        """(Re)build the port registry and the wire fabric; existing port values carry over."""
+        diags: list[Diagnostic] = []
+        previous = {}
+        if getattr(self, "registry", None) is not None and len(self.registry):
+            previous = {k: float(self.registry.values[i]) for k, i in self.registry.index.items()}
+            held = {self.registry.infos[i].key: v for i, v in self.registry.held.items()}
+        else:
+            held = {}
         decls, decl_diags = read_declarations(self.stage)
         diags += decl_diags
         declared = {f"{d.prim_path}.{d.attribute}": d for d in decls}
         wires = read_wires(self.stage, declared)
         backend: list[tuple[PortInfo, float]] = []
         for spec in self.world.port_specs():
-            initial = math.nan if spec.direction == "in" and spec.name.startswith(("force_", "torque_")) is False else 0.0
+            readable = spec.direction == "out" or spec.name in ("angle", "displacement")
+            initial = self.world.read_port(spec.prim_path, spec.name) if readable else math.nan
             backend.append((PortInfo(spec.prim_path, spec.name, spec.direction, spec.type, spec.unit, None, None,
                                      "physics", "physics" if not spec.writable else "user", spec.writable, False,
-                                     spec.description), self.world.read_port(spec.prim_path, spec.name)
-                            if spec.direction == "out" or spec.name in ("angle", "displacement") else initial))
+                                     spec.description), initial))
         for part in self.participants:
             backend += part.port_infos()
         self.registry = PortRegistry()
         wired = {w.sink_key: w.source_key for w in wires if not w.broken}
         diags += self.registry.build(decls, backend, wired)
+        for key, value in previous.items():
+            i = self.registry.index.get(key)
+            if i is not None and not math.isnan(value):
+                self.registry.values[i] = value
+        for key, value in held.items():
+            i = self.registry.index.get(key)
+            if i is not None and self.registry.infos[i].writable:
+                self.registry.held[i] = value
         self.fabric = Fabric()
         units = {i.key: i.unit for i in self.registry.infos}
         diags += self.fabric.compile(wires, self.registry.index, units)
         diags += connector_diagnostics(self.stage)
         self._bind_physics_ports()
-        self.diagnostics = diags
-        self._new_diags = list(diags)
-        self.fault = self.world.fault
-        if self.fault:
-            self._new_diags.append(self.fault)
+        self.waits: dict[str, str] = {}
+        return diags
+
+    def rebind_participant(self, part) -> None:
+        """A participant's interface became known (compile committed): rebuild ports and wires."""
+        diags = self._build_ports() + part.take_diagnostics()
+        known = {(d.code, d.path, d.message) for d in self.diagnostics}
+        fresh = [d for d in diags if (d.code, d.path, d.message) not in known]
+        self.diagnostics += fresh
+        self._new_diags += fresh
+
+    def note_wait(self, prim_path: str, reason: str) -> None:
+        """A participant did not step this tick (e.g. a pending input); shown in the snapshot."""
+        self.waits[prim_path] = reason
+
+    def wait_until_ready(self, timeout: float | None = 60.0) -> str:
+        """Block until every participant has committed its first compile; the remaining reason."""
+        for part in self.participants:
+            waiter = getattr(part, "wait_for_compile", None)
+            if waiter is not None:
+                waiter(timeout)
+        return self.wait_reason()
 
     def _bind_physics_ports(self) -> None:
         """Index arrays mapping the world's pose/velocity arrays onto registry slots."""
@@ -163,6 +207,7 @@ class Simulation:
         self.trace.clear()
         self.pending.clear()
         self.fault = None
+        self.registry = None
 
     def close(self) -> None:
         self.teardown()
@@ -310,6 +355,7 @@ class Simulation:
             return False
         self.status_reason = ""
         self._admit()
+        self.waits = {}
         reg = self.registry
         try:
             for part in self.participants:
@@ -399,6 +445,7 @@ class Simulation:
             port_keys=tuple(self.registry.index), port_values=frozen(self.registry.values),
             diagnostics=diags, faults=(self.fault,) if self.fault else (),
             scene=str(self.scene), generation=self.generation, real_time_factor=real_time_factor,
+            extra={"waits": dict(self.waits)} if self.waits else {},
         )
 
     def state_hash(self) -> str:

@@ -49,12 +49,32 @@ def _backend_order() -> list[str]:
     return order
 
 
-def _release_egl_context() -> None:
-    """Leave no EGL context current, so Qt/GLX contexts can be made current afterwards."""
+def _release_egl_context(context=None) -> None:
+    """Leave no EGL context current (so Qt/GLX contexts can be made current afterwards) and
+    destroy ``context`` if given."""
     from vispy.app.backends import _egl
     from vispy.ext import egl
 
     egl._lib.eglMakeCurrent(_egl._EGL_DISPLAY, None, None, None)
+    if context is not None:
+        egl._lib.eglDestroyContext(_egl._EGL_DISPLAY, context)
+
+
+def close_canvas(vc, backend: str) -> None:
+    """Close an offscreen ViewportCanvas and free its GL context.
+
+    vispy's EGL backend keeps every canvas in a module list and never destroys contexts; without
+    this each render would leak its context and buffers (~20 MB at 640x400).
+    """
+    native = getattr(vc.canvas, "_backend", None)
+    context = getattr(native, "_native_context", None) if backend == "egl" else None
+    vc.close()
+    if backend == "egl":
+        from vispy.app.backends import _egl
+
+        if native in _egl._VP_EGL_ALL_WINDOWS:
+            _egl._VP_EGL_ALL_WINDOWS.remove(native)
+        _release_egl_context(context)
 
 
 def _new_canvas(width: int, height: int):
@@ -122,9 +142,7 @@ def render_stage_to_array(
         vc.set_camera(camera)
         return vc.render()
     finally:
-        vc.close()
-        if backend == "egl":
-            _release_egl_context()
+        close_canvas(vc, backend)
 
 
 def render_stage_to_png(

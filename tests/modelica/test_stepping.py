@@ -382,3 +382,41 @@ end F;
     p.set_inputs({"u": 3.0})
     p.step()
     assert p.outputs() == {"y1": 7.0, "y2": 5.0, "y3": 8.5}
+
+
+BALL = """model Ball "falls onto a stiff, damped contact spring switched on by an if-expression"
+  parameter Real m = 1;
+  parameter Real k = {k};
+  parameter Real d = {d};
+  output Real h(start = 0.5, fixed = true);
+  output Real v(start = 0, fixed = true);
+  output Real contact;
+equation
+  contact = noEvent(if h < 0 then -k * h - d * v else 0);
+  der(h) = v;
+  m * der(v) = -9.81 * m + contact;
+end Ball;
+"""
+
+
+@pytest.mark.parametrize("k, d, method, substeps", [(1e6, 2e3, "rk4", 17), (1e9, 0, "implicit", 4)])
+def test_stiff_contact_gate_switched_on_mid_run_stays_stable(write_model, k, d, method, substeps):
+    p = _participant(write_model("Ball", BALL.format(k=k, d=d)))
+    assert p.method == "rk4" and p.substeps == 4  # no contact at the start: not stiff
+    for _ in range(240):  # falls 0.5 m (0.32 s), then rests on the spring
+        p.step()
+    out = p.outputs()
+    # k = 1e6: sqrt(k/m) = 1000 rad/s -> ceil(1000/60) RK4 substeps; k = 1e9: implicit Euler
+    assert (p.method, p.substeps) == (method, substeps)
+    assert out["h"] == pytest.approx(-9.81 / k, rel=1e-6)  # static deflection m g / k
+    assert out["contact"] == pytest.approx(9.81, rel=1e-6)
+
+
+def test_implicit_step_that_cannot_converge_is_reported_not_frozen(write_model):
+    # damping that jumps from 0 to d*v at h = 0 has no backward-Euler solution at the crossing
+    p = _participant(write_model("Ball", BALL.format(k=1e9, d=6e4)))
+    with pytest.raises(DiagnosticError) as exc:
+        for _ in range(60):
+            p.step()
+    assert exc.value.diagnostics[0].code == "modelica.step.unsolved"
+    assert p.outputs()["h"] > 0  # the failed period was not committed

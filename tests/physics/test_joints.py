@@ -539,3 +539,14 @@ def test_moving_a_kinematic_body_carries_its_jointed_body(make_world):
     assert pos["/CubeB"] == pytest.approx([2.0, 7.0, 1.0], abs=2e-3)
     with pytest.raises(ValueError, match="dynamic"):
         w.move_kinematic("/CubeB", (0, 0, 0))
+
+
+def test_fixed_joint_with_an_offset_is_reported_and_seated(make_world):
+    scene = FIXED_PAIR.replace("(2.0, 5.0, 0.0)", "(2.0, 5.3, 0.0)")  # CubeB 0.3 m above its frame
+    w = make_world(scene)
+    d = next(d for d in w.diagnostics if d.code == "joint-starts-violated")
+    assert d.path == "/Weld" and d.data["violation_m"] == pytest.approx(0.3, abs=1e-6)
+    assert "seating `/CubeB`" in d.message
+    assert w.positions()[w.body_paths.index("/CubeB")] == pytest.approx([2.0, 5.0, 0.0], abs=1e-6)
+    run(w, 60)
+    assert w.positions()[w.body_paths.index("/CubeB")] == pytest.approx([2.0, 5.0, 0.0], abs=1e-3)

@@ -279,7 +279,7 @@ FUNCTIONS = [
     ("fn what() { \"plain\" } fn int.what() { \"int\" } [1.what(), \"s\".what()]",
      ["int", "plain"]),
     ("fn is_neg(x) { x < 0 } [1, -1, 2].filter(Fn(\"is_neg\"))", [-1]),
-    ("fn f() { this } f()", Unit),
+    ("fn f() { if is_def_var(\"x\") { 1 } else { 2 } } f()", 2),
     ("private fn hidden() { 3 } hidden()", 3),
     ("const LIMIT = 7; fn f() { global::LIMIT + 1 } f()", 8),
     ("const T = [1, 2]; fn f() { global::T.len() } f()", 2),
@@ -315,12 +315,15 @@ TRY_CATCH = [
     ("try { throw 42 } catch (e) { e }", 42),
     ("try { throw \"boom\"; 1 } catch (e) { e + \"!\" }", "boom!"),
     ("try { throw #{code: 7} } catch (e) { e.code }", 7),
-    ("try { 1 / 0 } catch (e) { type_of(e) }", "string"),
+    ("try { 1 / 0 } catch (e) { type_of(e) }", "map"),
+    ("try { 1 / 0 } catch (e) { e.message }", "Division by zero: 1 / 0"),
+    ("try {\n  1 / 0\n} catch (e) { [e.line, e.position] }", [2, 5]),
     ("try { 1 / 0 } catch { \"caught\" }", "caught"),
     ("try { 5 } catch { 0 }", 5),
     ("fn f() { throw 3; } try { f() } catch (e) { e * 2 }", 6),
-    ("try { let a = [1]; a[9] } catch (e) { \"index\" in e }", True),
-    ("try { undefined_fn() } catch (e) { e.contains(\"Function not found\") }", True),
+    ("try { let a = [1]; a[9] } catch (e) { e.message }",
+     "Array index 9 out of bounds: only 1 element in array"),
+    ("try { undefined_fn() } catch (e) { e.message }", "Function not found: undefined_fn ()"),
 ]
 
 STRINGS = [

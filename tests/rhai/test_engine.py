@@ -36,7 +36,7 @@ def test_host_pushed_variables_and_constants() -> None:
     assert eng.eval("speed * 2.0 + LIMIT", scope) == 15.0
     with pytest.raises(RhaiRuntimeError) as ei:
         eng.eval("LIMIT = 3;", scope)
-    assert "Cannot assign to constant LIMIT" in ei.value.message
+    assert "Cannot modify constant LIMIT" in ei.value.message
 
 
 def test_inner_block_variables_do_not_leak_into_the_scope() -> None:
@@ -346,3 +346,49 @@ def test_ast_lists_its_functions() -> None:
     ast = Engine().compile("fn a() {} fn b(x, y) {}")
     assert isinstance(ast, AST)
     assert ast.functions() == [("a", 0), ("b", 2)]
+
+
+# ── names a function does not declare ──────────────────────────────────────────────────
+
+
+def test_top_level_constants_are_readable_in_functions_but_variables_are_not() -> None:
+    eng = Engine()
+    ast = eng.compile("""
+        const TOL_M = 0.5;
+        let scratch = 1;
+        fn verdict(d) { d > TOL_M }
+        fn peek() { scratch }
+        fn bump() { TOL_M = 2.0; }
+    """)
+    eng.run(ast)
+    assert eng.call_fn(ast, "verdict", [0.75]) is True
+    with pytest.raises(RhaiRuntimeError) as ei:
+        eng.call_fn(ast, "peek")
+    assert ei.value.message == "Variable not found: scratch"
+    with pytest.raises(RhaiRuntimeError) as ei:
+        eng.call_fn(ast, "bump")
+    assert ei.value.message == "Cannot modify constant TOL_M"
+
+
+def test_the_function_called_by_the_host_sees_the_scope_but_its_callees_do_not() -> None:
+    eng = Engine()
+    ast = eng.compile("fn entry() { speed * 2 } fn outer() { entry() }")
+    scope = Scope().push("speed", 21)
+    assert eng.call_fn(ast, "entry", [], scope=scope) == 42
+    with pytest.raises(RhaiRuntimeError) as ei:
+        eng.call_fn(ast, "outer", [], scope=scope)
+    assert ei.value.message == "Variable not found: speed"
+
+
+def test_typed_host_functions_overload_with_builtins() -> None:
+    eng = Engine()
+    ports = {(3, "angle"): 0.25}
+
+    def get(entity: int, port: str) -> float:
+        return ports[(entity, port)]
+
+    eng.register_fn("get", get)
+    assert eng.eval('[get(3, "angle"), [10, 20].get(1), #{a: 1}.get("a")]') == [0.25, 20, 1]
+    with pytest.raises(RhaiRuntimeError) as ei:
+        eng.eval("get(1.5, 2)")
+    assert ei.value.message == "Function not found: get (f64, i64)"

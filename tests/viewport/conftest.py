@@ -31,6 +31,4 @@ def gl_canvas():
 
     yield make
     for vc, backend in made:
-        vc.close()
-        if backend == "egl":
-            headless._release_egl_context()
+        headless.close_canvas(vc, backend)

@@ -239,3 +239,17 @@ def test_empty_stage_renders_grid_only(stage_from, gl_canvas):
     img = vc.render()
     assert vc.n_mesh_visuals == 0
     assert img[..., :3].std() > 1.0  # the grid and gizmo are drawn over the background
+
+
+def test_repeated_headless_renders_do_not_accumulate_contexts(stage_from, gl_canvas):
+    gl_canvas(8, 8)
+    if headless._backend_order()[0] != "egl" or "egl" not in headless._APP_CACHE:
+        pytest.skip("EGL is not the headless backend here")
+    from vispy.app.backends import _egl
+
+    stage = stage_from(SCENE)
+    headless.render_stage_to_array(stage, width=64, height=48)
+    windows = len(_egl._VP_EGL_ALL_WINDOWS)
+    for _ in range(3):
+        headless.render_stage_to_array(stage, width=64, height=48)
+    assert len(_egl._VP_EGL_ALL_WINDOWS) == windows

@@ -28,7 +28,16 @@ from .errors import (
 from .fastops import binary as fast_binary
 from .fastops import compound_to_slot
 from .loopgen import try_while
-from .runtime import Cell, Closure, Module, Runtime, ScriptFn, WriteBack, pick_untyped
+from .runtime import (
+    UNBOUND,
+    Cell,
+    Closure,
+    Module,
+    Runtime,
+    ScriptFn,
+    WriteBack,
+    pick_untyped,
+)
 from .values import (
     Char,
     FnPtr,
@@ -247,8 +256,8 @@ class Compiler:
 
             def throw(f: list) -> Any:
                 v = val(f)
-                raise RhaiRuntimeError(f"Runtime error: {to_display(v)}", file, line, col,
-                                       value=v)
+                text = "Runtime error" if v is Unit else f"Runtime error: {to_display(v)}"
+                raise RhaiRuntimeError(text, file, line, col, value=v)
             return throw
         if k == "import":
             return self.stmt_import(st)
@@ -414,9 +423,7 @@ class Compiler:
             v = self.ctx.lookup(t.name)
             if v is None:
                 if not self.ctx.dynamic_ok():
-                    def missing(f: list, *_: Any) -> Any:
-                        raise RhaiRuntimeError(f"Variable not found: {t.name}", file, line, col)
-                    return missing, missing
+                    return self.fn_free_name(t.name, file, line, col)
                 rt, name = self.rt, t.name
 
                 def dget(f: list) -> Any:
@@ -451,7 +458,10 @@ class Compiler:
             return sget, sset
         if k == "this":
             def tget(f: list) -> Any:
-                return f[0]
+                t = f[0]
+                if t is UNBOUND:
+                    raise RhaiRuntimeError("'this' not bound", file, line, col)
+                return t
 
             def tset(f: list, val: Any) -> None:
                 f[0] = val
@@ -497,7 +507,36 @@ class Compiler:
             return iget, iset
         raise self.err("Cannot assign to this expression", t)
 
+    def fn_free_name(self, name: str, file: str, line: int,
+                     col: int) -> tuple[Fn, Callable[[list, Any], None]]:
+        """A name a function body does not declare: the script's top-level constants, the
+        host scope's constants, and (for the function the host calls through ``call_fn``) the
+        host scope's variables; never the script's variables."""
+        g, rt = self.lib.globals, self.rt
+
+        def fget(f: list) -> Any:
+            if name in g:
+                return g[name]
+            sc = rt.scope
+            if name in sc and (name in rt.scope_consts or rt.depth == rt.entry_depth):
+                return sc[name]
+            raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
+
+        def fset(f: list, val: Any) -> None:
+            if name in g or name in rt.scope_consts:
+                raise RhaiRuntimeError(f"Cannot modify constant {name}", file, line, col)
+            if name in rt.scope and rt.depth == rt.entry_depth:
+                rt.scope[name] = val
+                return
+            raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
+        return fget, fset
+
     def place_or_value(self, n: Node) -> tuple[Fn, Callable[[list, Any], None] | None]:
+        if n.k == "var":
+            v = self.ctx.lookup(n.name)
+            if v is not None and v.const:
+                g = self.expr(n).fn
+                return (lambda f: deep_copy(g(f))), None  # a constant is never modified
         if n.k in ("var", "this", "prop", "index"):
             return self.lvalue(n)
         return self.expr(n).fn, None
@@ -560,7 +599,14 @@ class Compiler:
         return E(lambda f: f[s], "slot", s)
 
     def x_this(self, n: Node) -> E:
-        return E(lambda f: f[0])
+        file, line, col = self.file, n.line, n.col
+
+        def this(f: list) -> Any:
+            t = f[0]
+            if t is UNBOUND:
+                raise RhaiRuntimeError("'this' not bound", file, line, col)
+            return t
+        return E(this)
 
     def x_path(self, n: Node) -> E:
         ns, name = n.ns, n.name
@@ -991,9 +1037,7 @@ class Compiler:
                 raise
             except RhaiRuntimeError as e:
                 if v is not None:
-                    val = e.value if e.value is not None else e.message
-                    if val is e.message and e.kind == "runtime" and not isinstance(val, str):
-                        val = str(val)
+                    val = e.value if e.thrown else error_map(e)
                     f[v.slot] = Cell(val) if v.boxed else val
                 return catch(f)
         return E(try_)
@@ -1072,7 +1116,7 @@ class Compiler:
                 try:
                     if type(fp) is FnPtr:
                         return rt.call_fnptr(fp, vals)
-                    return rt.call_named(name, vals, Unit, lib)[0]
+                    return rt.call_named(name, vals, UNBOUND, lib)[0]
                 except RhaiRuntimeError as e:
                     raise e.locate(file, line, col) from None
             return E(call_ptr, fresh=True)
@@ -1170,6 +1214,17 @@ class Compiler:
 
 
 _CONTAINERS = (list, dict, bytearray)
+
+
+def error_map(e: RhaiRuntimeError) -> dict[str, Any]:
+    """What ``catch (err)`` binds for an error that was not thrown by ``throw``."""
+    m: dict[str, Any] = {"message": e.message}
+    if e.file:
+        m["source"] = e.file
+    if e.line:
+        m["line"] = e.line
+        m["position"] = e.col
+    return m
 
 
 def _hashable(v: Any) -> Any:

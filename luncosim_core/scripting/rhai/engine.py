@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -13,6 +14,7 @@ from . import std_collections  # noqa: F401  (registers the collection natives)
 from .compiler import CompiledLib, Compiler
 from .errors import (
     BreakSignal,
+    FnNotFound,
     ContinueSignal,
     ReturnSignal,
     RhaiLimitError,
@@ -20,9 +22,9 @@ from .errors import (
     RhaiSyntaxError,
 )
 from .parser import parse
-from .runtime import Cell, LimitValues, Module, Runtime, ScriptFn, pick_untyped
+from .runtime import UNBOUND, Cell, LimitValues, Module, Runtime, ScriptFn, pick_untyped
 from .std_core import REGISTRY
-from .values import Unit
+from .values import Char, FnPtr, RhaiRange, Timestamp, Unit
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,51 @@ class AST:
         return f"<AST {self.file or '<script>'}: {len(self.lib.fns)} functions>"
 
 
+def _chain(new: Callable[..., Any], old: Callable[..., Any] | None) -> Callable[..., Any]:
+    if old is None:
+        return new
+
+    def chained(*args: Any) -> Any:
+        try:
+            return new(*args)
+        except FnNotFound:
+            return old(*args)
+    return chained
+
+
+def _typed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a host function whose parameters carry type annotations with an exact type check
+    (raising FnNotFound on mismatch); unannotated functions are returned as they are."""
+    try:
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError, NameError):
+        return fn
+    checks: list[tuple[int, tuple[type, ...]]] = []
+    for i, p in enumerate(params):
+        h = hints.get(p.name)
+        allowed = _ALLOWED.get(h) if h is not None else None
+        if allowed is not None:
+            checks.append((i, allowed))
+    if not checks:
+        return fn
+
+    def typed(*args: Any) -> Any:
+        for i, allowed in checks:
+            if i < len(args) and type(args[i]) not in allowed:
+                raise FnNotFound
+        return fn(*args)
+    return typed
+
+
+_ALLOWED: dict[Any, tuple[type, ...]] = {
+    int: (int,), float: (float,), bool: (bool,), str: (str,), list: (list,), dict: (dict,),
+    Char: (Char,), FnPtr: (FnPtr,), bytearray: (bytearray,), RhaiRange: (RhaiRange,),
+    Timestamp: (Timestamp,),
+}
+
+
 class Engine:
     """A Rhai engine: compile scripts, run them, call their functions; no file, process or
     network access except the module resolver confined to ``module_roots``."""
@@ -136,33 +183,42 @@ class Engine:
 
     def _add_native(self, name: str, call: Callable[..., Any], sig_of: Callable[..., Any],
                     arity: int | None = None, skip_first: bool = False) -> None:
+        """Register ``call`` under ``name`` for each arity its signature allows. A later
+        registration is tried first; when it raises :class:`FnNotFound` (no overload for these
+        argument types) the earlier one for the same name and arity is tried next."""
         rt = self.rt
         if arity is not None:
-            rt.natives.setdefault(name, {})[arity] = call
+            arities, variadic = [arity], False
         else:
             params = list(inspect.signature(sig_of).parameters.values())
             if skip_first:
                 params = params[1:]
-            if any(p.kind is p.VAR_POSITIONAL for p in params):
-                rt.variadic[name] = call
-                params = [p for p in params if p.kind is not p.VAR_POSITIONAL]
-                lo = sum(1 for p in params if p.default is p.empty)
-                for n in range(lo, len(params) + 1):
-                    rt.natives.setdefault(name, {})[n] = call
-            else:
-                params = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                          p.POSITIONAL_OR_KEYWORD)]
-                lo = sum(1 for p in params if p.default is p.empty)
-                for n in range(lo, len(params) + 1):
-                    rt.natives.setdefault(name, {})[n] = call
+            variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
+            params = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            lo = sum(1 for p in params if p.default is p.empty)
+            arities = list(range(lo, len(params) + 1))
+        table = rt.natives.setdefault(name, {})
+        for n in arities:
+            table[n] = _chain(call, table.get(n) or (rt.variadic.get(name) if n > 0 else None))
+        if variadic:
+            rt.variadic[name] = _chain(call, rt.variadic.get(name))
+            for n, prev in list(table.items()):
+                if n not in arities:
+                    table[n] = _chain(call, prev)
         rt.version += 1
 
     def register_fn(self, name: str, fn: Callable[..., Any], arity: int | None = None) -> None:
         """Expose a Python function to scripts. Arity comes from the signature (each count
         allowed by default parameters is registered; ``*args`` makes it variadic) unless
         given. It receives and returns Rhai values as Python objects (see the package doc);
-        returning ``None`` gives ``()``. Registering a name and arity again replaces it."""
-        self._add_native(name, fn, fn, arity)
+        returning ``None`` gives ``()``.
+
+        Overloading: parameters annotated with Rhai-mapped types (``int``, ``float``, ``bool``,
+        ``str``, ``list``, ``dict``, :class:`Char`, :class:`FnPtr`, ...) only accept values of
+        exactly those types, so ``get(entity: int, port: str)`` coexists with the built-in
+        array/map ``get``; otherwise the newest registration of a name and arity is tried
+        first and the previous one only when it raises ``FnNotFound``."""
+        self._add_native(name, _typed(fn), fn, arity)
 
     def register_global_module(self, ast_or_source: AST | str, file: str = "") -> AST:
         """Make a script's non-private functions callable from every script (a prelude).
@@ -215,7 +271,8 @@ class Engine:
         sf = pick_untyped(fns) or fns[0]
         rt = self.rt
         saved = self._enter(ast.lib, scope if scope is not None else Scope())
-        this_in = Unit if this is None else this
+        this_in = UNBOUND if this is None else this
+        rt.entry_depth = rt.depth + 1
         try:
             res, new_this = rt.invoke(sf, list(args), this_in)
         except RecursionError:
@@ -230,8 +287,9 @@ class Engine:
     # ── internals ──────────────────────────────────────────────────────────────────────
     def _enter(self, lib: CompiledLib, scope: Scope) -> tuple[Any, ...]:
         rt = self.rt
-        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib)
+        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth)
         rt.ops = 0
+        rt.entry_depth = -1
         rt.scope = scope.vars
         rt.scope_consts = scope.consts
         rt.main_lib = lib
@@ -239,13 +297,13 @@ class Engine:
 
     def _leave(self, saved: tuple[Any, ...]) -> None:
         rt = self.rt
-        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib = saved
+        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth = saved
 
     def _exec_top(self, lib: CompiledLib, scope: Scope) -> tuple[Any, list]:
         top = lib.top
         assert top is not None and top.body is not None
         f: list[Any] = [None] * top.nslots
-        f[0] = Unit
+        f[0] = UNBOUND
         saved = self._enter(lib, scope)
         try:
             try:

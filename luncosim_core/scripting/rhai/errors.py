@@ -56,6 +56,7 @@ class RhaiRuntimeError(RhaiError):
     def __init__(
         self, message: str, file: str = "", line: int = 0, col: int = 0, value: Any = None
     ) -> None:
+        self.thrown = value is not None
         self.value = message if value is None else value
         self.call_stack: list[str] = []
         super().__init__(message, file, line, col)

@@ -14,6 +14,18 @@ from .values import FnPtr, Unit, deep_copy, type_of
 NativeFn = Callable[..., Any]
 
 
+class _Unbound:
+    """Frame slot 0 when a function was not called in method style (``this`` is unbound)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unbound this>"
+
+
+UNBOUND = _Unbound()
+
+
 class Cell:
     """A shared variable: captured by a closure, visible to both it and its definer."""
 
@@ -100,6 +112,7 @@ class Runtime:
         self.main_lib: Any = None
         self.scope: dict[str, Any] = {}
         self.scope_consts: set[str] = set()
+        self.entry_depth = -1  # call depth of the function the host called via call_fn
         self.version = 0
         self.on_print: Callable[[str], None] = print
         self.on_debug: Callable[[str], None] = print
@@ -161,7 +174,7 @@ class Runtime:
         return bool(self.find_script(name, nargs)) or self.find_native(name, nargs) is not None
 
     # ── invocation ─────────────────────────────────────────────────────────────────────
-    def invoke(self, sf: ScriptFn, args: list[Any], this: Any = Unit,
+    def invoke(self, sf: ScriptFn, args: list[Any], this: Any = UNBOUND,
                cells: tuple[Cell, ...] = ()) -> tuple[Any, Any]:
         """Run a script function; returns ``(result, this_after)``."""
         if len(args) != sf.nparams:
@@ -196,11 +209,11 @@ class Runtime:
             self.depth -= 1
         return (Unit if r is None else r), f[0]
 
-    def call_fnptr(self, fp: FnPtr, args: list[Any], this: Any = Unit) -> Any:
+    def call_fnptr(self, fp: FnPtr, args: list[Any], this: Any = UNBOUND) -> Any:
         """Call a function pointer (closure or named function) with extra ``args``."""
         return self.call_fnptr_this(fp, args, this)[0]
 
-    def call_fnptr_this(self, fp: FnPtr, args: list[Any], this: Any = Unit) -> tuple[Any, Any]:
+    def call_fnptr_this(self, fp: FnPtr, args: list[Any], this: Any = UNBOUND) -> tuple[Any, Any]:
         full = list(fp.curry) + list(args) if fp.curry else list(args)
         if fp.closure is not None:
             c: Closure = fp.closure
@@ -210,7 +223,7 @@ class Runtime:
             return self.invoke(c.fn, full, this, c.cells)
         return self.call_named(fp.name, full, this)
 
-    def call_named(self, name: str, args: list[Any], this: Any = Unit,
+    def call_named(self, name: str, args: list[Any], this: Any = UNBOUND,
                    lib: Any = None) -> tuple[Any, Any]:
         """Call a function by name (script first, then native); returns (result, this)."""
         fns = self.find_script(name, len(args), lib)

@@ -208,7 +208,7 @@ class SceneModel:
                 read = read_subtree(self.stage, prim, cache)
                 self._absorb(read)
                 dirty |= {self._key(g) for g in read.geometry}
-        self._rebuild_frames()
+        self._rebuild_frames(skip=dirty)
         self._rebuild_buckets(dirty)
         self._apply_selection_colors(dirty & set(self.buckets))
         return dirty
@@ -252,7 +252,9 @@ class SceneModel:
         self.buckets = dict(sorted(self.buckets.items()))
         self.version += 1
 
-    def _rebuild_frames(self) -> None:
+    def _rebuild_frames(self, skip: set[BucketKey] | frozenset = frozenset()) -> None:
+        """Re-index bodies and their frames; re-pose existing buckets (except ``skip``, which
+        are about to be rebuilt)."""
         live = {
             b: (self._live_rot[i], self._live_trans[i])
             for b, i in self._body_index.items()
@@ -280,7 +282,9 @@ class SceneModel:
             self._frame_trans[i] = m[:3, 3]
         self._pose_cache = None
         # owners depend on body indices: refresh every bucket's owner column
-        for b in self.buckets.values():
+        for key, b in self.buckets.items():
+            if key in skip:
+                continue
             owner_of_prim = np.array([self._owner_index(p) for p in b.prim_paths])
             b.owners = np.repeat(owner_of_prim, np.diff(b.vertex_starts))
             b.run_groups = None

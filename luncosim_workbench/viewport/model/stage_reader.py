@@ -30,10 +30,7 @@ class PrimGeometry:
     purpose: str
     mesh: geo.TriMesh
     colors: np.ndarray  # (V, 4) float32 RGBA
-
-    @property
-    def translucent(self) -> bool:
-        return bool(self.colors.shape[0] and float(self.colors[:, 3].min()) < 1.0)
+    translucent: bool = False  # any vertex with opacity below 1
 
 
 @dataclass(slots=True)
@@ -239,5 +236,6 @@ def read_subtree(stage: Usd.Stage, root: Usd.Prim, xform_cache: UsdGeom.XformCac
         rgba = np.concatenate([rgb.reshape(n, 3), alpha.reshape(n, 1)], axis=1)
         rgba = np.clip(rgba, 0.0, 1.0).astype(np.float32)
         purpose = str(img.ComputePurpose())
-        out.geometry.append(PrimGeometry(path, body_path, purpose, mesh, rgba))
+        translucent = bool(n and float(rgba[:, 3].min()) < 1.0)
+        out.geometry.append(PrimGeometry(path, body_path, purpose, mesh, rgba, translucent))
     return out

@@ -1,0 +1,121 @@
+"""``ScenarioRuntime``: one Rhai engine per simulation, shared by all its scenarios.
+
+It owns the engine (host API bound, prelude loaded once), the entity-id table (ids are 1-based
+positions in the stage's prim traversal, stable for a stage), the event bus (an ``emit`` in
+tick N reaches every scenario's ``on_event`` at the start of tick N+1), the telemetry log a test
+runner reads verdicts from, and which scenario is running right now (the host API acts for it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.scripting.prelude import load_prelude
+from luncosim_core.scripting.rhai import Engine, Limits
+
+if TYPE_CHECKING:
+    from luncosim_core.scripting.scenario import ScenarioParticipant
+    from luncosim_core.sim.simulation import Simulation
+
+#: Operations one hook call may take before it is stopped (an endless loop faults the scenario).
+DEFAULT_LIMITS = Limits(max_operations=20_000_000, max_call_depth=64, max_string_size=1 << 24,
+                        max_array_size=1 << 20, max_map_size=1 << 20)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One ``emit``: what scripts receive as ``#{name, value, source, severity, timestamp}``."""
+
+    name: str
+    value: Any
+    source: int  # entity id of the emitter
+    source_path: str
+    severity: str
+    timestamp: float  # sim seconds
+    tick: int
+
+    def to_script(self) -> dict:
+        return {"name": self.name, "value": self.value, "source": self.source,
+                "severity": self.severity, "timestamp": self.timestamp}
+
+
+class ScenarioRuntime:
+    """Shared state of the scenarios of one simulation (see the module doc)."""
+
+    def __init__(self, sim: Simulation, *, limits: Limits | None = None) -> None:
+        from luncosim_core.scripting.host import bind_host_api
+
+        self.sim = sim
+        roots = getattr(sim, "roots", None)
+        module_roots = [p for p in ((roots.lunco_root if roots else None),
+                                    (roots.twin_root if roots else None)) if p is not None]
+        self.engine = Engine(limits or DEFAULT_LIMITS, module_roots=module_roots)
+        self.on_print: Callable[[str], None] = lambda line: None
+        self.engine.on_print = lambda s: self.on_print(s)
+        self.engine.on_debug = lambda s: self.on_print(s)
+        self.current: ScenarioParticipant | None = None
+        self.planning = False
+        self.paths: list[str] = [str(p.GetPath()) for p in sim.stage.Traverse()]
+        self.ids: dict[str, int] = {p: i + 1 for i, p in enumerate(self.paths)}
+        self.inbox: list[Event] = []  # delivered this tick
+        self.outbox: list[Event] = []  # emitted this tick, delivered next tick
+        self._tick = -1
+        self.telemetry: list[Event] = []
+        self.listeners: list[Callable[[Event], None]] = []
+        self.notifications: list[tuple[int, str, str]] = []  # (tick, kind, text)
+        self.lint_report: dict | None = None
+        self.diagnostics: list[Diagnostic] = []
+        self._warned: set[tuple] = set()
+        bind_host_api(self.engine, self)
+        self.prelude_files, prelude_diags = load_prelude(self.engine, roots)
+        self.diagnostics += prelude_diags
+
+    # -- entities ------------------------------------------------------------------------
+    def path_of(self, ident: Any) -> str | None:
+        """A prim path from an entity id (int) or a path string; None when absent."""
+        if type(ident) is int:
+            if 1 <= ident <= len(self.paths):
+                return self.paths[ident - 1]
+            return None
+        if type(ident) is float and ident.is_integer():
+            return self.path_of(int(ident))
+        if isinstance(ident, str) and ident.startswith("/"):
+            return ident if ident in self.ids else None
+        return None
+
+    def id_of(self, path: str) -> int:
+        return self.ids.get(path, -1)
+
+    # -- events --------------------------------------------------------------------------
+    def begin_tick(self, tick: int) -> None:
+        """Called by each scenario before its hooks; the first call in a tick turns the bus."""
+        if tick != self._tick:
+            self._tick = tick
+            self.inbox, self.outbox = self.outbox, []
+
+    def emit(self, name: str, value: Any, severity: str = "info") -> None:
+        cur = self.current
+        path = cur.prim_path if cur is not None else ""
+        ev = Event(name, value, self.id_of(path) if path else -1, path, severity,
+                   self.sim.time, self.sim.tick_count)
+        self.outbox.append(ev)
+        self.telemetry.append(ev)
+        for fn in list(self.listeners):
+            fn(ev)
+
+    # -- diagnostics ---------------------------------------------------------------------
+    def warn_once(self, key: tuple, diag: Diagnostic) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        if self.current is not None:
+            self.current.diagnostics.append(diag)
+        else:
+            self.diagnostics.append(diag)
+
+    def take_diagnostics(self) -> list[Diagnostic]:
+        out, self.diagnostics = self.diagnostics, []
+        return out
+

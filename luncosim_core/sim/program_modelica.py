@@ -1,0 +1,297 @@
+"""Modelica and FMU programs as co-simulation participants.
+
+A program prim (``LunCoProgramAPI``) whose ``info:sourceAsset`` is a ``.mo`` (or whose
+``info:sourceCode`` holds Modelica) or an ``.fmu``. Compilation runs on a background thread; until
+the first compile commits, the participant holds simulation admission ("compiling ..."). Results
+are fenced by source revision: a result for a source that changed meanwhile is discarded.
+
+Ports: every declared ``inputs:<name>`` that is a model input is a writable input (or a wire
+sink); one that names a model parameter is a parameter port (a write applies at the next
+communication point); every declared ``outputs:<name>`` must be a model output (the public-output
+rule: undeclared model variables are never ports). Inputs that are pending (no sample yet) keep
+the model from stepping: it never runs on invented values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from pxr import Sdf
+
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.ports.model import PortInfo, port_key
+
+_EXECUTOR: ThreadPoolExecutor | None = None
+_CACHE: dict[tuple, Future] = {}
+_LOCK = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="luncosim-compile")
+    return _EXECUTOR
+
+
+def compile_async(path: Path | None, text: str, library_roots: tuple[Path, ...]) -> Future:
+    """Compile off the simulation thread; identical sources share one compile."""
+    from luncosim_core.modelica import compile_model
+
+    key = (str(path), hashlib.sha256(text.encode()).hexdigest(), library_roots)
+    with _LOCK:
+        fut = _CACHE.get(key)
+        if fut is None:
+            fut = _executor().submit(compile_model, source_path=path, source_text=text, library_roots=list(library_roots))
+            _CACHE[key] = fut
+            if len(_CACHE) > 256:
+                _CACHE.pop(next(iter(_CACHE)))
+    return fut
+
+
+def _asset_text(attr) -> str:
+    value = attr.Get()
+    return value.path if isinstance(value, Sdf.AssetPath) else str(value or "")
+
+
+def _anchor_of(attr) -> str | None:
+    for spec in attr.GetPropertyStack():
+        if spec.layer.realPath:
+            return spec.layer.realPath
+    return None
+
+
+class ModelicaProgram:
+    """One Modelica/FMU program prim stepping at its communication period."""
+
+    kind = "modelica"
+    phase = "model"
+
+    def __init__(self, sim, prim) -> None:
+        self.prim_path = str(prim.GetPath())
+        self.sim = sim
+        self._diags: list[Diagnostic] = []
+        self.participant = None
+        self.error = ""
+        self.declared_in: dict[str, tuple[str, float | None]] = {}
+        self.declared_out: dict[str, str] = {}
+        for attr in prim.GetAttributes():
+            ns, _, name = attr.GetName().partition(":")
+            if ns not in ("inputs", "outputs") or not name:
+                continue
+            unit = str((attr.GetCustomData() or {}).get("unit", ""))
+            if ns == "inputs":
+                default = attr.Get() if attr.HasAuthoredValue() else None
+                self.declared_in[name] = (unit, float(default) if isinstance(default, (int, float)) else None)
+            else:
+                self.declared_out[name] = unit
+        self.period = sim.dt
+        per = prim.GetAttribute("lunco:program:communicationPeriod") or prim.GetAttribute("info:communicationPeriod")
+        if per and per.HasAuthoredValue():
+            self.period = float(per.Get())
+        self.every = max(1, round(self.period / sim.dt))
+        if abs(self.every * sim.dt - self.period) > 1e-9 * self.period:
+            self._fail("modelica.period", f"communicationPeriod {self.period} s is not a whole number of ticks ({sim.dt:.6g} s)")
+        self.source_path, self.text, self.is_fmu = self._read_source(prim)
+        self.revision = hashlib.sha256(self.text.encode()).hexdigest() if self.text else ""
+        self.future: Future | None = None
+        self.interface = None
+        self._compiled_for = ""
+        self._waiting_inputs = ""
+        self._params_sent: dict[str, float] = {}
+        if self.error:
+            return
+        if self.is_fmu:
+            self._open_fmu()
+        else:
+            roots = (sim.roots.lunco_root / "models",) if sim.roots is not None else ()
+            self.future = compile_async(self.source_path, self.text, roots)
+            self._library_roots = roots
+
+    # -- sources ---------------------------------------------------------------------------
+    def _read_source(self, prim) -> tuple[Path | None, str, bool]:
+        code = prim.GetAttribute("info:sourceCode")
+        asset = prim.GetAttribute("info:sourceAsset")
+        if asset and asset.HasAuthoredValue():
+            authored = _asset_text(asset)
+            roots = self.sim.roots
+            if roots is None:
+                path = Path(authored)
+                if not path.is_absolute():
+                    anchor = _anchor_of(asset)
+                    path = Path(anchor).parent / authored if anchor else path
+            else:
+                check = roots.resolve_file(authored, _anchor_of(asset))
+                if check.diagnostic is not None:
+                    d = check.diagnostic
+                    self._fail(d.code, d.message)
+                    return None, "", False
+                path = check.path
+            if path is None or not path.exists():
+                self._fail("modelica.source", f"source asset @{authored}@ not found")
+                return None, "", False
+            if path.suffix.lower() == ".fmu":
+                return path, hashlib.sha256(path.read_bytes()).hexdigest(), True
+            return path, path.read_text(encoding="utf-8"), False
+        if code and code.HasAuthoredValue():
+            return None, str(code.Get()), False
+        self._fail("modelica.source", "program prim has neither info:sourceAsset nor info:sourceCode")
+        return None, "", False
+
+    def _fail(self, code: str, message: str) -> None:
+        self.error = message
+        self._diags.append(Diagnostic("error", code, message, path=self.prim_path, source="modelica"))
+
+    def _open_fmu(self) -> None:
+        from luncosim_core.modelica import FmuParticipant
+
+        try:
+            self.participant = FmuParticipant(self.source_path, self.period, name=self.prim_path)
+        except DiagnosticError as exc:
+            for d in exc.diagnostics:
+                self._diags.append(Diagnostic(d.severity, d.code, d.message, path=self.prim_path, layer=d.layer, line=d.line, column=d.column, source="modelica"))
+            self.error = "FMU failed to open"
+            return
+        self._bind(self.participant.interface)
+        self.kind = "fmu"
+
+    def _commit(self, compiled) -> None:
+        """Install a compile result (on the simulation thread)."""
+        from luncosim_core.modelica import ModelicaParticipant
+
+        if compiled.source_hash and compiled.source_hash != self.revision:
+            self._diags.append(Diagnostic("info", "modelica.stale-compile",
+                                          "a compile result for an older source revision was discarded", path=self.prim_path, source="modelica"))
+            return
+        for d in compiled.diagnostics:
+            self._diags.append(Diagnostic(d.severity, d.code, d.message, path=self.prim_path, layer=d.layer, line=d.line, column=d.column, source="modelica"))
+        if not compiled.ok:
+            self.error = "compile failed"
+            return
+        try:
+            self.participant = ModelicaParticipant(compiled, self.period, name=self.prim_path)
+        except DiagnosticError as exc:
+            self._diags.extend(exc.diagnostics)
+            self.error = "model cannot run"
+            return
+        self._compiled_for = self.revision
+        self._bind(compiled.interface)
+
+    def _bind(self, interface) -> None:
+        from luncosim_core.modelica import check_interface
+
+        self.interface = interface
+        params = {p.name for p in interface.parameters}
+        declared_inputs = {n: (u or None) for n, (u, _) in self.declared_in.items() if n not in params}
+        diags = check_interface(interface, declared_inputs, {n: (u or None) for n, u in self.declared_out.items()},
+                                prim_path=self.prim_path, model_name=getattr(self.participant, "name", ""))
+        self._diags.extend(diags)
+        if any(d.is_error for d in diags):
+            self.error = "interface mismatch"
+            self.participant = None
+
+    # -- participant protocol -------------------------------------------------------------
+    def wait_reason(self, sim) -> str:
+        if self.error or self.participant is not None:
+            return ""
+        if self.future is not None and not self.future.done():
+            name = self.source_path.name if self.source_path else "inline source"
+            return f"compiling {name}"
+        if self.future is not None:
+            try:
+                compiled = self.future.result()
+            except Exception as exc:  # the compiler itself crashed
+                self._fail("modelica.compile", f"compiler failed: {exc}")
+                sim.rebind_participant(self)
+                return ""
+            self.future = None
+            self._commit(compiled)
+            sim.rebind_participant(self)
+        return ""
+
+    def wait_for_compile(self, timeout: float | None = None) -> None:
+        if self.future is not None:
+            try:
+                self.future.result(timeout)
+            except Exception:
+                pass
+
+    def port_infos(self) -> list[tuple[PortInfo, float]]:
+        """Declared ports, typed by the model once it is compiled (units from the model)."""
+        out: list[tuple[PortInfo, float]] = []
+        iface = self.interface
+        src = self.kind
+        for name, (unit, default) in sorted(self.declared_in.items()):
+            var = None
+            is_param = False
+            if iface is not None:
+                var = iface.input(name) or iface.parameter(name)
+                is_param = iface.parameter(name) is not None and iface.input(name) is None
+            initial = default if default is not None else (var.start if is_param and var is not None and var.start is not None else math.nan)
+            out.append((PortInfo(self.prim_path, name, "in", "double", (var.unit if var and var.unit else unit) or "",
+                                 var.min if var else None, var.max if var else None, src, "user", True, True,
+                                 ("parameter: " if is_param else "") + ((var.description or "") if var else "")), initial))
+        for name, unit in sorted(self.declared_out.items()):
+            var = iface.output(name) if iface is not None else None
+            out.append((PortInfo(self.prim_path, name, "out", "double", (var.unit if var and var.unit else unit) or "",
+                                 var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
+                                 False, True, (var.description or "") if var else ""), math.nan))
+        return out
+
+    def step(self, sim) -> None:
+        p = self.participant
+        if p is None or sim.tick_count % self.every:
+            return
+        reg = sim.registry
+        inputs: dict[str, float] = {}
+        params = {v.name for v in self.interface.parameters} if self.interface else set()
+        missing = []
+        for name in self.declared_in:
+            v = reg.values[reg.index[port_key(self.prim_path, name)]]
+            if name in params and self.interface.input(name) is None:
+                if not math.isnan(v) and self._params_sent.get(name) != v:
+                    p.set_parameter(name, float(v))
+                    self._params_sent[name] = float(v)
+                continue
+            if math.isnan(v):
+                missing.append(name)
+            inputs[name] = float(v)
+        if missing:
+            reason = f"waiting for input {', '.join(missing)} (no sample yet)"
+            if reason != self._waiting_inputs:
+                self._waiting_inputs = reason
+                self._diags.append(Diagnostic("info", "modelica.input-pending", reason, path=self.prim_path, source="modelica"))
+            sim.note_wait(self.prim_path, reason)
+            return
+        self._waiting_inputs = ""
+        p.set_inputs(inputs)
+        p.step()
+        outs = p.outputs()
+        for name in self.declared_out:
+            i = reg.index.get(port_key(self.prim_path, name))
+            if i is not None and name in outs:
+                reg.values[i] = outs[name]
+
+    def reset(self, sim) -> None:
+        if self.participant is not None:
+            self.participant.reset()
+        self._params_sent.clear()
+
+    def state_bytes(self) -> bytes:
+        if self.participant is None:
+            return struct.pack("<q", 0)
+        return self.participant.state_bytes()
+
+    def take_diagnostics(self) -> list[Diagnostic]:
+        out, self._diags = self._diags, []
+        return out
+
+    def close(self) -> None:
+        closer = getattr(self.participant, "close", None)
+        if closer is not None:
+            closer()
+        self.participant = None

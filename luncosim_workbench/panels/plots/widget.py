@@ -1,0 +1,164 @@
+"""Plots: pyqtgraph strip charts over the telemetry ring (every tick's sample, not only drawn ones).
+
+Drop ports from the Ports panel (or call :meth:`PlotsPanel.add_channel`); one curve per channel,
+clipped to the view and peak-downsampled so long windows of many channels stay fluid.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_workbench.panels.base import PanelContext
+from luncosim_workbench.panels.ports.model import PORT_MIME
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+class PlotsPanel(QWidget):
+    def __init__(self, ctx: PanelContext, parent=None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.channels: list[str] = []
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.setAcceptDrops(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Window"))
+        self.window = QDoubleSpinBox()
+        self.window.setRange(0.5, 3600.0)
+        self.window.setValue(20.0)
+        self.window.setSuffix(" s")
+        bar.addWidget(self.window)
+        self.paused = QCheckBox("Pause (scroll freely)")
+        bar.addWidget(self.paused)
+        export = QPushButton("Export CSV…")
+        export.clicked.connect(self._ask_export)
+        bar.addWidget(export)
+        clear = QPushButton("Clear")
+        clear.clicked.connect(self.clear_channels)
+        bar.addWidget(clear)
+        bar.addStretch(1)
+        self.readout = QLabel("Drop ports here from the Ports panel")
+        bar.addWidget(self.readout)
+        layout.addLayout(bar)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.setLabel("bottom", "sim time", units="s")
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.legend = self.plot.addLegend(offset=(5, 5))
+        self.plot.setAcceptDrops(False)  # drops go to the panel
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.plot.addItem(self.cursor, ignoreBounds=True)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse)
+        layout.addWidget(self.plot, 1)
+        self._last_t = 0.0
+
+    # ------------------------------------------------------------------ channels
+    def add_channel(self, key: str) -> bool:
+        if key in self.channels:
+            return False
+        self.channels.append(key)
+        pen = pg.mkPen(PALETTE[(len(self.channels) - 1) % len(PALETTE)], width=1.5)
+        curve = self.plot.plot([], [], pen=pen, name=key)
+        curve.setClipToView(True)
+        curve.setDownsampling(auto=True, method="peak")
+        curve.setSkipFiniteCheck(False)
+        self.curves[key] = curve
+        self.redraw()
+        return True
+
+    def remove_channel(self, key: str) -> None:
+        if key in self.curves:
+            self.plot.removeItem(self.curves.pop(key))
+            self.legend.removeItem(key)
+            self.channels.remove(key)
+
+    def clear_channels(self) -> None:
+        for key in list(self.channels):
+            self.remove_channel(key)
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasFormat(PORT_MIME):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasFormat(PORT_MIME):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        text = bytes(event.mimeData().data(PORT_MIME)).decode("utf-8")
+        for key in filter(None, text.splitlines()):
+            self.add_channel(key)
+        event.acceptProposedAction()
+
+    # ------------------------------------------------------------------ drawing
+    def on_frame(self, _snap: WorkbenchSnapshot) -> None:
+        if not self.paused.isChecked():
+            self.redraw()
+
+    def redraw(self) -> None:
+        if not self.channels:
+            return
+        ring = self.ctx.bridge.telemetry
+        _ticks, times, _vals = ring.read([], None)
+        if not len(times):
+            for c in self.curves.values():
+                c.setData([], [])
+            return
+        t_end = float(times[-1])
+        t_start = t_end - self.window.value()
+        _ticks, times, values = ring.read(self.channels, since_time=t_start)
+        for j, key in enumerate(self.channels):
+            self.curves[key].setData(times, values[:, j], connect="finite")
+        self.plot.setXRange(max(t_start, float(times[0]) if len(times) else t_start), max(t_end, t_start + 1e-3), padding=0)
+        self._last_t = t_end
+
+    def _on_mouse(self, pos) -> None:
+        if not self.channels:
+            return
+        vb = self.plot.getPlotItem().vb
+        if not self.plot.sceneBoundingRect().contains(pos):
+            return
+        t = float(vb.mapSceneToView(pos).x())
+        self.cursor.setPos(t)
+        self.readout.setText(self.readout_at(t))
+
+    def readout_at(self, t: float) -> str:
+        """``t = ...  key = value`` at the sample nearest ``t``."""
+        _ticks, times, values = self.ctx.bridge.telemetry.read(self.channels)
+        if not len(times):
+            return "no samples"
+        i = int(np.clip(np.searchsorted(times, t), 0, len(times) - 1))
+        parts = [f"t={times[i]:.3f}s"]
+        for j, key in enumerate(self.channels):
+            v = values[i, j]
+            parts.append(f"{key.rsplit('/', 1)[-1]}={'pending' if v != v else f'{v:.4g}'}")
+        return "  ".join(parts)
+
+    # ------------------------------------------------------------------ export
+    def _ask_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", "telemetry.csv", "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))
+
+    def export_csv(self, path: Path) -> Path:
+        """Every recorded sample of the plotted channels (all ports when none is plotted)."""
+        out = self.ctx.bridge.telemetry.to_csv(path, self.channels or None)
+        self.ctx.notify(f"Exported telemetry to {out}")
+        return out
