@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar
 
 from luncosim_core.sim.snapshot import WorkbenchSnapshot
@@ -12,6 +13,7 @@ class TransportBar(QToolBar):
     def __init__(self, actions: dict, parent=None) -> None:
         super().__init__("Transport", parent)
         self.setObjectName("transport")
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for key in ("play", "pause", "step", "reset"):
             self.addAction(actions[key])
         self.addSeparator()

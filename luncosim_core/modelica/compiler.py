@@ -111,6 +111,13 @@ def _compile_error_diagnostics(exc: BaseException, text: str, layer: str) -> lis
     if diags:
         return diags
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    cls = _CLASS.search(text)
+    kind = cls.group(0).split()[-2] if cls else ""
+    if "resolve/parse failed" in message and kind in ("package", "connector", "record", "function"):
+        return [_error("modelica.not_a_model",
+                       f"'{cls.group(1)}' is a {kind}, not a model: nothing to simulate"
+                       + (" (name a model inside it with model_name=...)" if kind == "package" else ""),
+                       layer, *_line_col(text, cls.start(1)))]
     message = re.sub(r"^.*? could not be compiled(?: because)?:?\s*", "", message) or message
     line = col = None
     quoted = _QUOTED.search(message)
@@ -139,7 +146,8 @@ def _variables(system: DaeSystem, meta: dict[str, object], starts: dict[str, flo
         lo, hi = getattr(info, "min", None), getattr(info, "max", None)
         desc = getattr(info, "description", None) or None
         for n in dv.scalar_names:
-            out.append(Variable(n, unit, lo, hi, desc, starts.get(n)))
+            if n in starts:  # String parameters have no numeric slot and are left out
+                out.append(Variable(n, unit, lo, hi, desc, starts[n]))
     return tuple(out)
 
 
@@ -231,9 +239,12 @@ def compile_model(
         return CompiledModel(False, (_error("modelica.unsupported", f"cannot translate the DAE: {exc!r}", layer),), **base)
     try:
         numerics = build_numerics(system)
+        starts = numerics.default_starts()
     except NumericsError as exc:
         return CompiledModel(False, (_error(exc.code, str(exc), layer),), **base)
-    starts = numerics.default_starts()
+    except Exception as exc:  # noqa: BLE001 - CasADi reports symbolic failures as RuntimeError
+        return CompiledModel(False, (_error("modelica.numerics", f"cannot prepare the model for "
+                                            f"stepping: {exc}", layer),), **base)
     meta: dict[str, object] = {}
     for group in (model.algebraics, model.parameters, model.states, model.outputs, model.inputs):
         for v in group:

@@ -176,6 +176,8 @@ class _Translator:
             elif role == "input":
                 groups["input"].append(dv)
             elif role in ("parameter", "constant"):
+                if vt.get("scalar") == "string":
+                    continue  # String parameters only label things; using one in math is refused
                 groups["param"].append(dv)
             else:
                 _, span = _span(v.get("declaration"))
@@ -329,7 +331,9 @@ class _Translator:
         (ck, cv), = payload.items()
         if ck in ("state", "algebraic", "input", "parameter", "output", "constant"):
             if cv not in self.var_value:
-                raise self.err(i, f"reference to variable #{cv} with an unsupported role")
+                name = self.st["variables"][cv]["name"] if cv < len(self.st["variables"]) else f"#{cv}"
+                raise self.err(i, f"'{name}' cannot be used in an equation (String or "
+                                  "unsupported variable kind)")
             return self.var_value[cv]
         if ck == "derivative":
             if cv not in self.der_value:

@@ -18,6 +18,7 @@ import numpy as np
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.modelica.compiler import CompiledModel
+from luncosim_core.modelica.interface import ModelInterface
 
 Method = Literal["auto", "rk4", "implicit"]
 _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
@@ -56,6 +57,7 @@ class ModelicaParticipant:
         self._outputs = [v.name for v in compiled.interface.outputs]
         self._overrides: dict[int, float] = {}
         self._pending: dict[int, float] = {}
+        self.method, self.substeps = "rk4", self.min_substeps
         self.reset()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -147,10 +149,10 @@ class ModelicaParticipant:
                                                      self.xdot, self.z), dtype=float).ravel()
             self._check_residual(float(np.max(np.abs(r))) if r.size else 0.0, self.time)
 
-    def _check_residual(self, rinf: float, t: float) -> None:
+    def _check_residual(self, rinf: float, t: float, stepping: bool = False) -> None:
         if rinf <= _NEWTON_TOL:
             return
-        if self.method == "implicit" and self._num.n_x:
+        if stepping and self.method == "implicit" and self._num.n_x:
             raise _err("modelica.step.unsolved",
                        f"model {self.name}: the implicit step to t={t:.6g} s did not converge "
                        f"with {self.substeps} substeps (residual {rinf:.3g}); a discontinuous "
@@ -160,6 +162,14 @@ class ModelicaParticipant:
                    f"model {self.name}: Newton did not solve the nonlinear equations for "
                    f"{', '.join(self._num.nonlinear_unknowns())} at t={t:.6g} s "
                    f"(residual {rinf:.3g})")
+
+    @property
+    def interface(self) -> ModelInterface:
+        """The compiled model's interface (same shape as :attr:`FmuParticipant.interface`)."""
+        return self.compiled.interface
+
+    def close(self) -> None:
+        """Nothing to release (CasADi functions are shared); present for symmetry with FMUs."""
 
     # -- I/O -----------------------------------------------------------------------------
     def set_inputs(self, values: Mapping[str, float]) -> None:
@@ -226,7 +236,7 @@ class ModelicaParticipant:
             raise _err("modelica.step.diverged",
                        f"model {self.name} diverged at t={t1:.6g} s "
                        f"(non-finite states: {', '.join(bad)})")
-        self._check_residual(float(self._rinf[0]), t1)
+        self._check_residual(float(self._rinf[0]), t1, stepping=True)
         self.x[:] = self._x1
         self.xdot[:] = self._xdot1
         self.z[:] = self._z1
@@ -279,6 +289,26 @@ class ModelicaParticipant:
             self._wg[:nx] = self.xdot
             self._wg[nx:] = self.z
             self._eval()
+
+    def save_state(self) -> dict[str, object]:
+        """Everything needed to resume exactly here (for runtime snapshots / rewind)."""
+        return {
+            "ticks": self.ticks, "x": self.x.copy(), "xdot": self.xdot.copy(), "z": self.z.copy(),
+            "u": self.u.copy(), "p": self.p.copy(), "overrides": dict(self._overrides),
+            "pending": dict(self._pending), "method": (self.method, self.substeps),
+            "adapt": (self._checked_bound, self._raised_at),
+        }
+
+    def restore_state(self, state: dict[str, object]) -> None:
+        """Resume from :meth:`save_state`; later steps are bit-identical to the original run."""
+        self.ticks = int(state["ticks"])  # type: ignore[arg-type]
+        self.time = self.ticks * self.period
+        for name in ("x", "xdot", "z", "u", "p"):
+            getattr(self, name)[:] = state[name]  # in place: the step buffers point at them
+        self._overrides = dict(state["overrides"])  # type: ignore[arg-type]
+        self._pending = dict(state["pending"])  # type: ignore[arg-type]
+        self._checked_bound, self._raised_at = state["adapt"]  # type: ignore[misc]
+        self._bind(*state["method"])  # type: ignore[misc]
 
     def state_bytes(self) -> bytes:
         """Exact bytes of time, states, algebraics, inputs and parameters (determinism hash)."""

@@ -39,6 +39,11 @@ class _PdGroup:
     target_vel: np.ndarray
     effort: np.ndarray
 
+    def __post_init__(self) -> None:
+        self.sign_l = self.sign.tolist()
+        self.k_l = self.k.tolist()
+        self.c_l = self.c_implicit.tolist()
+
 
 TETHER_FREQ_HZ = 20.0  # natural frequency of the distance-joint spring
 TETHER_ZETA = 1.0
@@ -238,12 +243,18 @@ class PhysicsWorld:
         cid = self._cid
         for g in self._pd_groups:
             states = pb.getJointStates(g.uid, g.links, physicsClientId=cid)
-            q = np.fromiter((st[0] for st in states), float, len(states)) * g.sign
-            qd = np.fromiter((st[1] for st in states), float, len(states)) * g.sign
-            e = g.k * (g.target_pos - q) + g.c_implicit * (g.target_vel - qd)
-            np.clip(e, -g.max_force, g.max_force, out=g.effort)
-            pb.setJointMotorControlArray(g.uid, g.links, pb.TORQUE_CONTROL, forces=(g.effort * g.sign).tolist(),
-                                         physicsClientId=cid)
+            # plain floats: a handful of joints per body is cheaper than numpy dispatch
+            sign, k, c = g.sign_l, g.k_l, g.c_l
+            tp, tv, mf = g.target_pos.tolist(), g.target_vel.tolist(), g.max_force.tolist()
+            forces = []
+            for n, st in enumerate(states):
+                sg = sign[n]
+                e = k[n] * (tp[n] - st[0] * sg) + c[n] * (tv[n] - st[1] * sg)
+                lim = mf[n]
+                e = lim if e > lim else (-lim if e < -lim else e)
+                g.effort[n] = e
+                forces.append(e * sg)
+            pb.setJointMotorControlArray(g.uid, g.links, pb.TORQUE_CONTROL, forces=forces, physicsClientId=cid)
 
     def _pd_slot(self, rt: JointRt) -> tuple[_PdGroup, int] | None:
         for g in self._pd_groups:
@@ -356,6 +367,38 @@ class PhysicsWorld:
             return q * rt.sign, qd * rt.sign
         return self._measure_constraint_joint(j)
 
+    def joint_table(self) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]:
+        """Every revolute/prismatic joint (sorted path order): coordinate, rate, drive effort.
+
+        One ``getJointStates`` call per multibody; computed once per tick.
+        """
+        if getattr(self, "_jtable_tick", None) == self.tick:
+            return self._jtable
+        paths = tuple(p for p in sorted(self._joint_by_path)
+                      if self._joint_by_path[p].joint.kind in ("revolute", "prismatic"))
+        q = np.zeros(len(paths))
+        qd = np.zeros(len(paths))
+        effort = np.zeros(len(paths))
+        by_uid: dict[int, list[tuple[int, JointRt]]] = {}
+        for k, path in enumerate(paths):
+            rt = self._joint_by_path[path]
+            if rt.is_link:
+                by_uid.setdefault(rt.uid, []).append((k, rt))
+            else:
+                q[k], qd[k] = self._measure_constraint_joint(rt.joint)
+        for uid, items in by_uid.items():
+            states = pb.getJointStates(uid, [rt.link for _, rt in items], physicsClientId=self._cid)
+            for (k, rt), st in zip(items, states, strict=True):
+                q[k], qd[k] = st[0] * rt.sign, st[1] * rt.sign
+                if rt.mode in ("servo", "velocity"):
+                    effort[k] = st[3] * rt.sign
+                else:
+                    slot = self._pd_slot(rt)
+                    effort[k] = float(slot[0].effort[slot[1]]) if slot else 0.0
+        self._jtable = (paths, q, qd, effort)
+        self._jtable_tick = self.tick
+        return self._jtable
+
     def _body_pose(self, path: str | None) -> Pose:
         if path is None:
             return Pose.identity()
@@ -391,25 +434,37 @@ class PhysicsWorld:
             self._contacts_tick = self.tick
         return self._contacts
 
-    def _contact_summary(self, path: str) -> tuple[bool, int, float]:
-        b = self._built.bodies[path]
-        me = (b.uid, b.link)
+    def contact_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per body (``body_paths`` order): touching (0/1), distinct contacts, normal force sum.
+
+        Computed once per tick from the last substep's contact points.
+        """
+        if getattr(self, "_table_tick", None) == self.tick:
+            return self._table
+        n = len(self.body_paths)
+        others: list[set[str]] = [set() for _ in range(n)]
+        force = np.zeros(n)
         owner = self._built.owner_of
-        others: set[str] = set()
-        force = 0.0
+        slot = {(b.uid, b.link): self._index[p] for p, b in self._built.bodies.items()}
         for cp in self._contact_points():
-            a, bb = (cp[1], cp[3]), (cp[2], cp[4])
-            if a == me:
-                other = bb
-            elif bb == me:
-                other = a
-            else:
-                continue
             if cp[8] > 1e-3 and cp[9] <= 0:
                 continue
-            others.add(owner.get(other, f"<uid {other[0]} link {other[1]}>"))
-            force += float(cp[9])
-        return bool(others), len(others), force
+            a, bb = (cp[1], cp[3]), (cp[2], cp[4])
+            for me, other in ((a, bb), (bb, a)):
+                i = slot.get(me)
+                if i is None:
+                    continue
+                others[i].add(owner.get(other, f"<uid {other[0]} link {other[1]}>"))
+                force[i] += float(cp[9])
+        count = np.array([len(o) for o in others], dtype=float)
+        self._table = ((count > 0).astype(float), count, force)
+        self._table_tick = self.tick
+        return self._table
+
+    def _contact_summary(self, path: str) -> tuple[bool, int, float]:
+        touching, count, force = self.contact_table()
+        i = self._index[path]
+        return bool(touching[i]), int(count[i]), float(force[i])
 
     # ------------------------------------------------------------------ ports
     def _make_ports(self) -> dict[tuple[str, str], PortSpec]:

@@ -181,6 +181,16 @@ class Simulation:
             "angular_velocities": np.array([[idx(p, f"angvel_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
         }
         vectorised = {"position", "orientation", "velocity", "angvel", "force", "torque"}
+        contact_names = ("contact", "contact_count", "contact_force")
+        self._contact_slots = [np.array([idx(p, name) for p in world.body_paths], dtype=np.intp) for name in contact_names]
+        jpaths = world.joint_table()[0]
+        self._joint_slots = [
+            np.array([idx(p, "angle") if idx(p, "angle") >= 0 else idx(p, "displacement") for p in jpaths], dtype=np.intp),
+            np.array([idx(p, "velocity") for p in jpaths], dtype=np.intp),
+            np.array([idx(p, "torque") if idx(p, "torque") >= 0 else idx(p, "force") for p in jpaths], dtype=np.intp),
+        ]
+        joint_names = {"angle", "displacement", "velocity", "torque", "force"}
+        jset = set(jpaths)
         self._scalar_reads: list[tuple[int, str, str]] = []
         self._commands: list[tuple[int, str, str]] = []
         for spec in world.port_specs():
@@ -190,8 +200,18 @@ class Simulation:
             is_body_vec = spec.prim_path in world.body_paths and spec.name.rpartition("_")[0] in vectorised
             if spec.writable:
                 self._commands.append((i, spec.prim_path, spec.name))
-            if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec and spec.name != "mass":
+            is_contact = spec.prim_path in world.body_paths and spec.name in contact_names
+            is_joint_vec = spec.prim_path in jset and spec.name in joint_names
+            if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec \
+                    and not is_contact and not is_joint_vec and spec.name != "mass":
                 self._scalar_reads.append((i, spec.prim_path, spec.name))
+        def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            mask = slots >= 0
+            return slots[mask], mask
+
+        self._pose_scatter = {k: scatter(v) for k, v in self._pose_slots.items() if v.size}
+        self._contact_scatter = [scatter(v) for v in self._contact_slots] if n else []
+        self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
         self._last_written: dict[int, float] = {}
         wired_sinks = set(self.fabric.sinks.tolist())
         self._wired_commands = [c for c in self._commands if c[0] in wired_sinks]
@@ -387,8 +407,9 @@ class Simulation:
         values = self.registry.values
         held = self.registry.held
         last = self._last_written
+        wired = self._wired_set()
         for i, path, name in self._commands:
-            if i not in held and i not in self._wired_set():
+            if i not in held and i not in wired:
                 continue
             v = float(values[i])
             if v != v or last.get(i) == v:
@@ -396,12 +417,14 @@ class Simulation:
             world.write_port(path, name, v)
             last[i] = v
         world.step()
-        slots = self._pose_slots
-        for attr, idx in slots.items():
-            if idx.size:
-                arr = getattr(world, attr)()
-                mask = idx >= 0
-                values[idx[mask]] = arr[mask]
+        for attr, (dst, mask) in self._pose_scatter.items():
+            values[dst] = getattr(world, attr)()[mask]
+        if self._contact_scatter:
+            for (dst, mask), column in zip(self._contact_scatter, world.contact_table(), strict=True):
+                values[dst] = column[mask]
+        if self._joint_scatter:
+            for (dst, mask), column in zip(self._joint_scatter, world.joint_table()[1:], strict=True):
+                values[dst] = column[mask]
         for i, path, name in self._scalar_reads:
             values[i] = world.read_port(path, name)
 

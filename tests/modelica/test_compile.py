@@ -187,3 +187,19 @@ def test_a_full_msl_root_shadows_the_bundled_subset(tmp_path):
     assert compile_model(source_text=src.format(name="tau"), library_roots=[tmp_path / "msl"]).ok
     shadowed = compile_model(source_text=src.format(name="sigma"), library_roots=[tmp_path / "msl"])
     assert not shadowed.ok and shadowed.diagnostics[0].line == 4
+
+
+def test_packages_and_connectors_are_not_models():
+    pkg = "package P\n  model A\n    output Real y;\n  equation\n    y = 1;\n  end A;\nend P;\n"
+    cm = compile_model(source_text=pkg)
+    assert not cm.ok and cm.diagnostics[0].code == "modelica.not_a_model"
+    assert "package" in cm.diagnostics[0].message and cm.diagnostics[0].line == 1
+    assert compile_model(source_text=pkg, model_name="P.A").ok
+    conn = compile_model(lib_model("Workbench/Interfaces/Pin.mo"))
+    assert not conn.ok and "connector" in conn.diagnostics[0].message
+
+
+def test_string_parameters_are_left_out_of_the_numeric_interface():
+    src = 'model S\n  parameter String label = "x";\n  output Real y;\nequation\n  y = 1;\nend S;\n'
+    cm = compile_model(source_text=src)
+    assert cm.ok and cm.interface.parameters == ()

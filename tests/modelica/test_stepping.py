@@ -420,3 +420,22 @@ def test_implicit_step_that_cannot_converge_is_reported_not_frozen(write_model):
             p.step()
     assert exc.value.diagnostics[0].code == "modelica.step.unsolved"
     assert p.outputs()["h"] > 0  # the failed period was not committed
+
+
+def test_save_and_restore_state_resume_bit_identically():
+    p = open_participant(lib_model("Workbench/Rover/DriveController.mo"))
+    p.set_inputs({"throttle": 0.7, "steer": -0.2})
+    for _ in range(30):
+        p.step()
+    saved = p.save_state()
+    trace = []
+    for i in range(30):
+        p.set_inputs({"throttle": math.sin(i / 5)})
+        p.step()
+        trace.append(p.state_bytes())
+    p.restore_state(saved)
+    assert p.time == pytest.approx(0.5)
+    for i in range(30):
+        p.set_inputs({"throttle": math.sin(i / 5)})
+        p.step()
+        assert p.state_bytes() == trace[i]

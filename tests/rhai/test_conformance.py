@@ -115,6 +115,9 @@ LOOPS = [
     ("let n = 0; let i = 0; while i < 3 { i += 1; let j = 0; while j < 3 { j += 1; n += 1; } } n",
      9),
     ("let s = 0; let i = 0.0; while i < 1.0 { i += 0.25; s += 1; } s", 4),
+    ("let a = 1; let b = \"x\"; while a < 3 { b += a; a += 1; } b", "x12"),
+    ("let a = 0; let b = 1.5; while a < 2 { b = a * b; a += 1; } [a, b]", [2, 0.0]),
+    ("let i = 0; let j = 10; while i != j { i += 1; j -= 1; } [i, j]", [5, 5]),
     ("let a = [1, 2, 3]; for x in a { x *= 10; } a", [1, 2, 3]),
 ]
 
@@ -283,6 +286,8 @@ FUNCTIONS = [
     ("private fn hidden() { 3 } hidden()", 3),
     ("const LIMIT = 7; fn f() { global::LIMIT + 1 } f()", 8),
     ("const T = [1, 2]; fn f() { global::T.len() } f()", 2),
+    ("const A = [1]; A.push(2); A", [1]),
+    ("const LIMIT = 3; fn f(x) { x < LIMIT } [f(1), f(5)]", [True, False]),
 ]
 
 CLOSURES = [

@@ -65,6 +65,8 @@ RUNTIME = [
     ("let x = 9223372036854775807;\nx + 1", "Addition overflow: 9223372036854775807 + 1", 2, 3),
     ("let x = -9223372036854775807 - 1; x - 1", "Subtraction overflow", 1, 37),
     ("9223372036854775807 * 2", "Multiplication overflow", 1, 21),
+    ("let i = 9223372036854775800;\nwhile i > 0 { i += 1; }", "Addition overflow", 2, 17),
+    ("let i = 1; let k = 3037000500;\nwhile i > 0 { i = k * k; }", "Multiplication overflow", 2, 21),
     ("let x = 9223372036854775807; x += 1;", "Addition overflow", 1, 32),
     ("2 ** 64", "Exponential overflow", 1, 3),
     ("abs(-9223372036854775807 - 1)", "Negation overflow", 1, 1),
@@ -90,6 +92,8 @@ RUNTIME = [
     ("import \"m\" as m;", "no module roots", 1, 1),
     ("for x in 5 { }", "For loop expects", 1, 1),
     ("Fn(\"1abc\")", "Invalid function name", 1, 1),
+    ("fn f() {\n  this.x = 1;\n}\nf()", "'this' not bound", 2, 3),
+    ("let m = #{}; m.a.b = 1;", "Cannot set property 'b' of ()", 1, 18),
 ]
 
 

@@ -253,3 +253,48 @@ def test_repeated_headless_renders_do_not_accumulate_contexts(stage_from, gl_can
     for _ in range(3):
         headless.render_stage_to_array(stage, width=64, height=48)
     assert len(_egl._VP_EGL_ALL_WINDOWS) == windows
+
+
+@pytest.mark.parametrize("name", ["joints", "colliders", "contacts", "com", "escaped", "labels"])
+def test_each_overlay_toggle_changes_the_picture(scene, name):
+    from luncosim_core.physics.debug import ColliderInfo
+
+    _, vc = scene
+    vc.set_debug_info(
+        DebugInfo(
+            joints=(
+                JointFrameInfo(
+                    "/World/J",
+                    "revolute",
+                    None,
+                    "/World/Cart",
+                    (0, 0, 1),
+                    (1, 0, 0, 0),
+                    (0, 0, 1),
+                    (1, 0, 0, 0),
+                    (0, 1, 0),
+                ),
+            ),
+            colliders=(
+                ColliderInfo(
+                    "/World/Red",
+                    None,
+                    "box",
+                    {"half_extents": (0.6, 0.6, 0.6)},
+                    (-2, 0, 0.5),
+                    (1, 0, 0, 0),
+                ),
+            ),
+            contacts=(ContactInfo("/World/Cart", "/World/Ground", (2, 0, 0), (0, 0, 1), 1.0),),
+            centers_of_mass={"/World/Cart": (2.0, 0.0, 0.5)},
+            escaped_body="/World/Cart",
+        )
+    )
+    vc.set_labels({"/World/Red": "T = 21.5 degC"})
+    off = vc.render()
+    vc.set_overlay(name, True)
+    on = vc.render()
+    changed = np.any(on[..., :3] != off[..., :3], axis=-1)
+    assert changed.sum() > 20, name
+    vc.set_overlay(name, False)
+    assert np.array_equal(vc.render(), off)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections.abc import Callable, Iterator
@@ -14,8 +15,8 @@ from . import std_collections  # noqa: F401  (registers the collection natives)
 from .compiler import CompiledLib, Compiler
 from .errors import (
     BreakSignal,
-    FnNotFound,
     ContinueSignal,
+    FnNotFound,
     ReturnSignal,
     RhaiLimitError,
     RhaiRuntimeError,
@@ -161,8 +162,8 @@ class Engine:
         self.rt.on_debug = self.printed.append
         self.rt.import_module = self._import
         for name, fn, ctx in REGISTRY:
-            self._add_native(name, (lambda f: (lambda *a: f(self.rt, *a)))(fn) if ctx else fn,
-                             fn, skip_first=ctx)
+            self._add_native(name, functools.partial(fn, self.rt) if ctx else fn, fn,
+                             skip_first=ctx)
 
     # ── host configuration ─────────────────────────────────────────────────────────────
     @property

@@ -114,6 +114,8 @@ class _Gen:
 
 def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Callable | None:
     """A single generated function for simple ``while`` loops, or ``None``."""
+    if rt.limits.max_string_size or rt.limits.max_array_size:
+        return None  # the general path checks sizes after every `+=`
     g = _Gen(lookup)
     ind = " " * 16
     cond = g.cond(n.cond, file, ind)

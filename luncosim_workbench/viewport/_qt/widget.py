@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Signal
+from PySide6.QtCore import QPoint, QTimer, Signal
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
     from luncosim_core.physics.debug import DebugInfo
 
 CLICK_SLOP_PX = 4
+HOVER_DELAY_MS = 30  # hover picking runs at most this often (large meshes cost a ray cast)
 _OWN_APP = None
 
 
@@ -66,6 +67,11 @@ class ViewportWidget(QWidget):
         self.canvas.native.setMouseTracking(True)
         self._press_pos: tuple[float, float] | None = None
         self._hovered = ""
+        self._hover_pos: tuple[float, float] | None = None
+        self._hover_timer = QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(HOVER_DELAY_MS)
+        self._hover_timer.timeout.connect(self._hover_pick)
         ev = self.canvas.events
         ev.mouse_press.connect(self._on_press)
         ev.mouse_release.connect(self._on_release)
@@ -126,6 +132,7 @@ class ViewportWidget(QWidget):
         return self.viewport.render()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        self._hover_timer.stop()
         self.viewport.close()
         super().closeEvent(event)
 
@@ -148,19 +155,29 @@ class ViewportWidget(QWidget):
 
     def _on_move(self, event) -> None:
         if event.is_dragging or event.buttons:
+            self._hover_timer.stop()
             return
-        path = self.pick_at(*event.pos[:2])
-        if path != self._hovered:
-            self._hovered = path
-            self.primHovered.emit(path)
-            native = self.canvas.native
-            if path:
-                gp = native.mapToGlobal(QPoint(int(event.pos[0]), int(event.pos[1])))
-                QToolTip.showText(gp, path, native)
-                native.setToolTip(path)
-            else:
-                QToolTip.hideText()
-                native.setToolTip("")
+        # pick at most once per HOVER_DELAY_MS, at the latest cursor position
+        self._hover_pos = (float(event.pos[0]), float(event.pos[1]))
+        if not self._hover_timer.isActive():
+            self._hover_timer.start()
+
+    def _hover_pick(self) -> None:
+        if self._hover_pos is None:
+            return
+        x, y = self._hover_pos
+        path = self.pick_at(x, y)
+        if path == self._hovered:
+            return
+        self._hovered = path
+        self.primHovered.emit(path)
+        native = self.canvas.native
+        if path:
+            QToolTip.showText(native.mapToGlobal(QPoint(int(x), int(y))), path, native)
+            native.setToolTip(path)
+        else:
+            QToolTip.hideText()
+            native.setToolTip("")
 
     def _on_key(self, event) -> None:
         key = event.key.name if event.key is not None else ""

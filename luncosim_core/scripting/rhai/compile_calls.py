@@ -1,0 +1,199 @@
+"""Compiling closures, function calls and method calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ast import Node
+from .compile_base import E, FnCtx, closure_names
+from .errors import (
+    RhaiRuntimeError,
+)
+from .runtime import (
+    UNBOUND,
+    Cell,
+    Closure,
+    ScriptFn,
+    WriteBack,
+    call_native,
+    pick_untyped,
+)
+from .values import (
+    FnPtr,
+    Unit,
+    deep_copy,
+    type_of,
+)
+
+
+class CallsMixin:
+    """Closure and call nodes (mixed into :class:`~.compiler.Compiler`)."""
+
+    def x_closure(self, n: Node) -> E:
+        self.closure_count += 1
+        name = f"anon${n.line}:{n.col}"
+        outer = self.ctx
+        ctx = FnCtx("closure", outer, outer.boxed | closure_names(n.body))
+        self.ctx = ctx
+        params = [ctx.declare(p) for p in n.params]
+        ctx.scopes.append({})
+        body_e = self.expr(n.body)
+        ctx.scopes.pop()
+        self.ctx = outer
+        sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib)
+        g = body_e.fn
+        sf.body = g if body_e.fresh else (lambda f: deep_copy(g(f)))
+        sf.nslots = ctx.nslots
+        sf.boxed_params = tuple(v.slot for v in params if v.boxed)
+        sf.capture_slots = tuple(inner for _, inner in ctx.captures)
+        outer_slots = tuple(o for o, _ in ctx.captures)
+
+        if not outer_slots:
+            def make(f: list) -> Any:
+                return FnPtr(name, (), Closure(sf, ()))
+            return E(make, fresh=True)
+
+        def make_capturing(f: list) -> Any:
+            cells = []
+            for s in outer_slots:
+                c = f[s]
+                cells.append(c if type(c) is Cell else Cell(c))
+            return FnPtr(name, (), Closure(sf, tuple(cells)))
+        return E(make_capturing, fresh=True)
+
+    # ── calls ──────────────────────────────────────────────────────────────────────────
+    def x_call(self, n: Node) -> E:
+        name, nargs = n.name, len(n.args)
+        rt, lib = self.rt, self.lib
+        file, line, col = self.file, n.line, n.col
+        if n.ns:
+            return self.call_namespaced(n)
+        if name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
+            vn = n.args[0].value
+            found = self.ctx.lookup(vn) is not None if type(vn) is str else False
+            dyn = self.ctx.dynamic_ok()
+            return E(lambda f: found or (dyn and vn in rt.scope), fresh=True)
+        args = [self.value(a) for a in n.args]
+        local = self.ctx.lookup(name)
+        fns = lib.fns.get((name, nargs))
+        sf = pick_untyped(fns) if fns else None
+        if sf is not None:
+            if nargs == 1:
+                a0 = args[0]
+
+                def call1(f: list) -> Any:
+                    try:
+                        return rt.invoke(sf, [a0(f)])[0]
+                    except RhaiRuntimeError as e:
+                        raise e.locate(file, line, col) from None
+                return E(call1, fresh=True)
+
+            def call_script(f: list) -> Any:
+                try:
+                    return rt.invoke(sf, [a(f) for a in args])[0]
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(call_script, fresh=True)
+        if local is not None:
+            s, boxed = local.slot, local.boxed
+
+            def call_ptr(f: list) -> Any:
+                fp = f[s].v if boxed else f[s]
+                vals = [a(f) for a in args]
+                try:
+                    if type(fp) is FnPtr:
+                        return rt.call_fnptr(fp, vals)
+                    return rt.call_named(name, vals, UNBOUND, lib)[0]
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(call_ptr, fresh=True)
+        cache: list[Any] = [None, None, None]
+
+        def call_dyn(f: list) -> Any:
+            vals = [a(f) for a in args]
+            try:
+                if cache[0] == rt.version and cache[1] is rt.main_lib:
+                    target = cache[2]
+                else:
+                    found = rt.find_script(name, nargs, lib)
+                    target = (pick_untyped(found) if found else None) or \
+                        rt.find_native(name, nargs)
+                    cache[0], cache[1], cache[2] = rt.version, rt.main_lib, target
+                if type(target) is ScriptFn:
+                    return rt.invoke(target, vals)[0]
+                if target is None:
+                    raise RhaiRuntimeError(f"Function not found: {name} "
+                                           f"({', '.join(type_of(v) for v in vals)})")
+                return call_native(target, name, vals)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(call_dyn, fresh=True)
+
+    def call_namespaced(self, n: Node) -> E:
+        name, nargs = n.name, len(n.args)
+        args = [self.value(a) for a in n.args]
+        rt, lib = self.rt, self.lib
+        file, line, col = self.file, n.line, n.col
+        if n.ns == ["global"]:
+            def gcall(f: list) -> Any:
+                vals = [a(f) for a in args]
+                try:
+                    fns = lib.fns.get((name, nargs)) or rt.global_fns.get((name, nargs))
+                    if fns:
+                        return rt.invoke(fns[0], vals)[0]
+                    return rt.call_named(name, vals)[0]
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(gcall, fresh=True)
+        modget = self.module_getter(n.ns, n)
+        qual = "::".join(n.ns)
+
+        def mcall(f: list) -> Any:
+            m = modget(f)
+            vals = [a(f) for a in args]
+            sf = m.fns.get((name, nargs))
+            try:
+                if sf is None:
+                    raise RhaiRuntimeError(f"Function not found: {qual}::{name} "
+                                           f"({', '.join(type_of(v) for v in vals)})")
+                return rt.invoke(sf, vals)[0]
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(mcall, fresh=True)
+
+    def x_method(self, n: Node) -> E:
+        getter, setter = self.place_or_value(n.obj)
+        name = n.name
+        args = [self.value(a) for a in n.args]
+        rt, lib = self.rt, self.lib
+        file, line, col = self.file, n.line, n.col
+        safe = n.safe
+        nargs = len(args)
+        cache: list[Any] = [None, None, None]  # (version, main lib, native) when no script fn
+
+        def method(f: list) -> Any:
+            recv = getter(f)
+            if safe and recv is Unit:
+                return Unit
+            vals = [a(f) for a in args]
+            try:
+                nf = cache[2]
+                if nf is not None and cache[0] == rt.version and cache[1] is rt.main_lib and \
+                        (type(recv) is not dict or type(recv.get(name)) is not FnPtr):
+                    # a native method with no script function of that name in the way
+                    r = call_native(nf, name, [recv, *vals])
+                    if type(r) is WriteBack:
+                        if setter is not None:
+                            setter(f, r.new_this)
+                        return r.result
+                    return r
+                res, new = rt.call_method(name, recv, vals, lib)
+                if name != "call" and not rt.find_script(name, nargs, lib):
+                    cache[0], cache[1] = rt.version, rt.main_lib
+                    cache[2] = rt.find_native(name, nargs + 1)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+            if new is not recv and setter is not None:
+                setter(f, new)
+            return res
+        return E(method, fresh=True)

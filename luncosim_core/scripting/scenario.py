@@ -1,0 +1,402 @@
+"""Rhai scenarios as co-simulation participants.
+
+A program prim (``LunCoProgramAPI`` or ``info:sourceAsset`` / ``info:sourceCode``) whose source
+is Rhai (a ``.rhai`` asset, or inline code) is a scenario. Its lifecycle:
+
+1. compile (a syntax error fails this source revision with a positioned diagnostic);
+2. ``simulation_dependencies(me, ctx)`` if defined: the plan is resolved once per revision;
+   planning may only resolve ids (no ports, commands or events);
+3. the top level runs once, with ``params`` (the validated ``lunco:param:*`` map) in scope;
+4. the scenario waits, with a visible reason, until each ``required_inputs`` port holds a sample;
+5. first tick: ``on_start(me)``; every tick: ``on_event(me, evt)`` for each event emitted in the
+   previous tick, then ``on_tick(me)``; on teardown ``on_stop(me)``.
+
+Hooks share one persistent map as ``this``. A runtime error is a diagnostic with file:line:col;
+the scenario faults (no more hooks) while the simulation and the other scenarios go on.
+
+Hot reload (:meth:`ScenarioParticipant.reload_source`): a source that does not compile keeps the
+running version and reports the error. A source that compiles replaces it: the old version's
+``on_stop`` runs, ``this`` starts empty, the plan and top level run again and ``on_start`` runs
+on the next tick (state is NOT carried over: a new revision starts from a known state, which is
+what makes a reloaded scenario behave the same as a freshly opened one)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.scripting.compile import compile_scenario
+from luncosim_core.scripting.host import SCRIPT_QUERIES
+from luncosim_core.scripting.plan import DependencyPlan, resolve_plan
+from luncosim_core.scripting.rhai import AST, RhaiError, Scope
+from luncosim_core.scripting.runtime import ScenarioRuntime
+
+if TYPE_CHECKING:
+    from luncosim_core.sim.simulation import Simulation
+
+HOOKS = ("on_start", "on_tick", "on_event", "on_stop")
+
+
+def _diag(err: RhaiError, prim_path: str, what: str) -> Diagnostic:
+    d = err.to_diagnostic()
+    msg = f"{what}: {err.message}"
+    stack = getattr(err, "call_stack", None)
+    if stack:
+        msg += " (in " + " <- ".join(stack) + ")"
+    return Diagnostic("error", d.code, msg, path=prim_path, layer=d.layer, line=d.line,
+                      column=d.column, source="scenario")
+
+
+class ScenarioParticipant:
+    """One scenario prim, run by the shared :class:`ScenarioRuntime`."""
+
+    kind = "scenario"
+    phase = "script"
+
+    def __init__(self, runtime: ScenarioRuntime, prim_path: str, source: str, file: str,
+                 params: dict[str, Any], source_path: Path | None = None,
+                 initial_diagnostics: list[Diagnostic] | None = None) -> None:
+        self.runtime = runtime
+        self.prim_path = prim_path
+        self.file = file
+        self.source_path = source_path
+        self.params = params
+        self.diagnostics: list[Diagnostic] = list(initial_diagnostics or [])
+        self.source = source
+        self.revision = 0
+        self.ast: AST | None = None
+        self.scope = Scope()
+        self.this: dict = {}
+        self.plan: DependencyPlan | None = None
+        self.state = "new"  # new | prepared | failed | faulted | stopped
+        self.started = False
+        self.fault: Diagnostic | None = None
+        self.subscriptions: set[str] = set()
+        self.subscription_prefixes: set[str] = set()
+        self.rand_calls = 0
+        self.hook_calls = 0
+        if source is None:
+            self.state = "failed"
+        else:
+            self._compile(source)
+
+    # -- identity --------------------------------------------------------------------
+    @property
+    def me(self) -> int:
+        return self.runtime.id_of(self.prim_path)
+
+    def source_hash(self) -> str:
+        return hashlib.sha256((self.source or "").encode()).hexdigest()
+
+    # -- compile / prepare -------------------------------------------------------------
+    def _compile(self, source: str) -> bool:
+        try:
+            ast = compile_scenario(self.runtime.engine, source, self.file)
+        except RhaiError as err:
+            self.diagnostics.append(_diag(err, self.prim_path, "scenario does not compile"))
+            if self.ast is None:
+                self.state = "failed"
+            return False
+        self.ast = ast
+        self.source = source
+        self.revision += 1
+        self.state = "new"
+        return True
+
+    def _call(self, name: str, args: list) -> Any:
+        rt = self.runtime
+        prev, rt.current = rt.current, self
+        try:
+            self.hook_calls += 1
+            return rt.engine.call_fn(self.ast, name, args, this=self.this, scope=self.scope)
+        finally:
+            rt.current = prev
+
+    def _fault(self, err: RhaiError, what: str) -> None:
+        self.fault = _diag(err, self.prim_path, what)
+        self.fault = Diagnostic("error", "scenario-runtime-error", self.fault.message, path=self.prim_path,
+                                layer=self.fault.layer, line=self.fault.line, column=self.fault.column,
+                                source="scenario", data={"kind": err.kind})
+        self.diagnostics.append(self.fault)
+        self.state = "faulted"
+
+    def prepare(self) -> None:
+        """Plan, then top level; idempotent. Called before the first tick of a revision."""
+        if self.state != "new" or self.ast is None:
+            return
+        rt = self.runtime
+        engine = rt.engine
+        self.this = {}
+        self.scope = Scope()
+        self.scope.push_constant("params", dict(self.params))
+        self.plan = None
+        self.started = False
+        if engine.has_fn(self.ast, "simulation_dependencies", 2):
+            rt.planning = True
+            try:
+                value = self._call("simulation_dependencies", [self.me, dict(self.params)])
+            except RhaiError as err:
+                self.diagnostics.append(_diag(err, self.prim_path, "simulation_dependencies failed"))
+                self.state = "failed"
+                return
+            finally:
+                rt.planning = False
+            sim = rt.sim
+            plan, diags = resolve_plan(
+                value, where=self.prim_path, file=self.file, path_of=rt.path_of,
+                is_modelica=lambda p: any(getattr(x, "kind", "") == "modelica" and x.prim_path == p
+                                          for x in sim.participants),
+                known_queries=set(SCRIPT_QUERIES))
+            self.diagnostics += diags
+            if plan is None:
+                self.state = "failed"
+                return
+            self.plan = plan
+        prev, rt.current = rt.current, self
+        try:
+            engine.run(self.ast, self.scope)
+        except RhaiError as err:
+            self._fault(err, "scenario top level failed")
+            return
+        finally:
+            rt.current = prev
+        self.state = "prepared"
+
+    # -- participant protocol ---------------------------------------------------------------
+    def port_infos(self) -> list:
+        return []
+
+    def wait_reason(self, sim: Simulation) -> str:
+        if self.state == "new":
+            self.prepare()
+        if self.state != "prepared" or self.plan is None or self.started:
+            return ""
+        for path, name in self.plan.required_inputs:
+            key = f"{path}.{name}"
+            if key not in sim.registry.index:
+                self.diagnostics.append(Diagnostic(
+                    "error", "scenario-input-missing",
+                    f"required input {key} does not exist (no producer publishes it)",
+                    path=self.prim_path, layer=self.file, source="scenario"))
+                self.state = "failed"
+                return ""
+            if sim.registry.value(key) is None:
+                return f"waiting for required input {key} (no sample yet)"
+        return ""
+
+    def step(self, sim: Simulation) -> None:
+        rt = self.runtime
+        rt.begin_tick(sim.tick_count)
+        if self.state == "new":
+            self.prepare()
+        if self.state != "prepared":
+            return
+        ast = self.ast
+        has = rt.engine.has_fn
+        me = self.me
+        try:
+            if not self.started:
+                self.started = True
+                if has(ast, "on_start", 1):
+                    self._call("on_start", [me])
+            if rt.inbox and has(ast, "on_event", 2):
+                subs, prefixes = self.subscriptions, self.subscription_prefixes
+                for ev in rt.inbox:
+                    if (subs or prefixes) and ev.name not in subs and \
+                            not any(ev.name.startswith(p) for p in prefixes):
+                        continue
+                    self._call("on_event", [me, ev.to_script()])
+            if has(ast, "on_tick", 1):
+                self._call("on_tick", [me])
+        except RhaiError as err:
+            self._fault(err, "scenario hook failed")
+
+    def reset(self, sim: Simulation) -> None:
+        self._stop()
+        if self.ast is not None:
+            self.state = "new"
+        self.fault = None
+
+    def _stop(self) -> None:
+        if self.started and self.state == "prepared" and self.ast is not None \
+                and self.runtime.engine.has_fn(self.ast, "on_stop", 1):
+            try:
+                self._call("on_stop", [self.me])
+            except RhaiError as err:
+                self._fault(err, "on_stop failed")
+        self.started = False
+
+    def state_bytes(self) -> bytes:
+        from luncosim_core.scripting.rhai import to_debug
+
+        h = hashlib.sha256()
+        h.update(f"{self.state}|{self.started}|{self.revision}|".encode())
+        h.update(to_debug(self.this).encode())
+        return h.digest()
+
+    def take_diagnostics(self) -> list[Diagnostic]:
+        out, self.diagnostics = self.diagnostics, []
+        out += self.runtime.take_diagnostics()
+        return out
+
+    def close(self) -> None:
+        if self.state == "prepared":
+            self._stop()
+        if self.state != "failed":
+            self.state = "stopped"
+
+    # -- hot reload ---------------------------------------------------------------------
+    def reload_source(self, source: str | None = None) -> list[Diagnostic]:
+        """Recompile from ``source`` (or re-read the asset file). On a compile error the
+        running version keeps running and the error is returned (and reported)."""
+        if source is None:
+            if self.source_path is None:
+                return []
+            try:
+                source = self.source_path.read_text(encoding="utf-8")
+            except OSError as exc:
+                d = Diagnostic("error", "scenario-source-unreadable", f"cannot read {self.source_path}: {exc}",
+                               path=self.prim_path, layer=self.file, source="scenario")
+                self.diagnostics.append(d)
+                return [d]
+        before = len(self.diagnostics)
+        old_ast, old_state = self.ast, self.state
+        if old_ast is not None and old_state == "prepared":
+            probe = self._probe(source)
+            if probe is not None:
+                self.diagnostics.append(probe)
+                return [probe]
+            self._stop()
+        if not self._compile(source):
+            self.state = old_state if old_ast is not None else "failed"
+            return self.diagnostics[before:]
+        self.fault = None
+        return self.diagnostics[before:]
+
+    def _probe(self, source: str) -> Diagnostic | None:
+        try:
+            compile_scenario(self.runtime.engine, source, self.file)
+        except RhaiError as err:
+            return _diag(err, self.prim_path, "reload kept the running version; the new source does not compile")
+        return None
+
+    def source_changed(self) -> bool:
+        """Does the asset file on disk differ from the running source?"""
+        if self.source_path is None:
+            return False
+        try:
+            return self.source_path.read_text(encoding="utf-8") != self.source
+        except OSError:
+            return False
+
+
+# ---------------------------------------------------------------------------------------
+def scenario_source(prim, roots) -> tuple[str | None, str, Path | None, list[Diagnostic]]:
+    """(source text, file label, file path, diagnostics) of a scenario prim; source is None
+    when it cannot be read. Inline ``info:sourceCode`` wins over ``info:sourceAsset``."""
+    path = str(prim.GetPath())
+    code = prim.GetAttribute("info:sourceCode")
+    if code and code.HasAuthoredValue() and code.Get():
+        return str(code.Get()), f"{path}.info:sourceCode", None, []
+    attr = prim.GetAttribute("info:sourceAsset")
+    asset = attr.Get() if attr else None
+    authored = asset.path if asset is not None else ""
+    resolved = getattr(asset, "resolvedPath", "") if asset is not None else ""
+    if not authored:
+        return None, path, None, [Diagnostic("error", "scenario-source-missing",
+                                             f"{path} has neither info:sourceCode nor info:sourceAsset",
+                                             path=path, source="scenario")]
+    file: Path | None = None
+    if roots is not None:
+        anchor = _anchor_of(attr)
+        check = roots.resolve_file(authored, anchor)
+        if check.refused:
+            d = check.diagnostic
+            return None, authored, None, [Diagnostic(d.severity, d.code, f"{path} info:sourceAsset: {d.message}",
+                                                     path=path, source="scenario")]
+        file = check.path
+    elif resolved:
+        file = Path(resolved)
+    if file is None or not file.is_file():
+        return None, authored, None, [Diagnostic("error", "asset-missing",
+                                                 f"{path} info:sourceAsset @{authored}@ not found",
+                                                 path=path, source="scenario")]
+    return file.read_text(encoding="utf-8"), str(file), file, []
+
+
+def _anchor_of(attr) -> str | None:
+    for spec in attr.GetPropertyStack():
+        layer = spec.layer
+        if layer is not None and layer.realPath:
+            return layer.realPath
+    return None
+
+
+def is_rhai_program(prim) -> bool:
+    """Rhai when ``info:language`` says so, when the asset is a ``.rhai`` file, or when inline
+    code with no language defines functions and is not Modelica."""
+    lang = prim.GetAttribute("info:language")
+    if lang and lang.HasAuthoredValue():
+        return str(lang.Get()).strip().lower() == "rhai"
+    code = prim.GetAttribute("info:sourceCode")
+    if code and code.HasAuthoredValue() and code.Get():
+        text = str(code.Get())
+        modelica = any(w in text.split() for w in ("model", "block", "equation", "within", "package"))
+        return "fn " in text and not modelica
+    attr = prim.GetAttribute("info:sourceAsset")
+    asset = attr.Get() if attr else None
+    return asset is not None and asset.path.lower().endswith(".rhai")
+
+
+def scenario_params(prim) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The validated ``lunco:param:*`` map: numbers become floats; bools and strings stay."""
+    from luncosim_core.scripting.host import _param_value
+
+    out: dict[str, Any] = {}
+    diags: list[Diagnostic] = []
+    for attr in prim.GetAttributes():
+        name = attr.GetName()
+        for ns in ("lunco:param:", "lunco:params:"):
+            if name.startswith(ns) and attr.HasAuthoredValue():
+                v = _param_value(attr.Get())
+                if isinstance(v, str) and not isinstance(attr.Get(), str):
+                    diags.append(Diagnostic("warning", "scenario-param-type",
+                                            f"{name} has type {attr.GetTypeName()}; scenario parameters are "
+                                            "numbers, bools or strings (passed as text)",
+                                            path=str(prim.GetPath()), source="scenario"))
+                out[name[len(ns):]] = v
+    return dict(sorted(out.items())), diags
+
+
+def scenario_participants(sim: Simulation) -> list[ScenarioParticipant]:
+    """A participant for every Rhai scenario prim of ``sim.stage``, sorted by prim path, all
+    sharing one :class:`ScenarioRuntime` (one engine, the prelude loaded once)."""
+    from luncosim_core.sim.programs import program_prims
+
+    prims = sorted((p for p in program_prims(sim.stage) if is_rhai_program(p)), key=lambda p: str(p.GetPath()))
+    if not prims:
+        return []
+    runtime = ScenarioRuntime(sim)
+    roots = getattr(sim, "roots", None)
+    out = []
+    for prim in prims:
+        source, file, path, diags = scenario_source(prim, roots)
+        params, pdiags = scenario_params(prim)
+        out.append(ScenarioParticipant(runtime, str(prim.GetPath()), source, file, params, path,
+                                       diags + pdiags))
+    return out
+
+
+def scenarios_of(sim: Simulation) -> list[ScenarioParticipant]:
+    return [p for p in sim.participants if isinstance(p, ScenarioParticipant)]
+
+
+def reload_changed_sources(sim: Simulation) -> list[Diagnostic]:
+    """The file-watch hook: reload every scenario whose asset file changed on disk."""
+    out: list[Diagnostic] = []
+    for part in scenarios_of(sim):
+        if part.source_changed():
+            out += part.reload_source()
+    return out

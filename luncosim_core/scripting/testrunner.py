@@ -1,0 +1,255 @@
+"""``luncosim test`` and ``luncosim rhai``: scene tests and standalone scripts.
+
+Scene-test contract: a scenario emits ``emit(CHANNEL, "PASS" | "FAIL")``; the first such event
+is the verdict. Exit codes: 0 PASS, 1 FAIL, 2 no verdict (ticks exhausted, scene did not open).
+A PASS becomes FAIL when a runtime fault nobody declared happened (a scenario error, a physics
+fault), when a wire never connected (a broken connection nobody declared with
+``expect_fault(port)``), or when a declared expected fault did not happen. A fixture that
+declares ``expect_runtime_fault(kind)`` passes when that fault ends the run."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from luncosim_core.diagnostics import Diagnostic
+
+DEFAULT_MAX_TICKS = 20_000
+
+
+@dataclass
+class Verdict:
+    channel: str
+    value: str  # PASS | FAIL
+    source: str
+    tick: int
+    time: float
+
+
+@dataclass
+class SceneTestReport:
+    """What one scene test found; ``exit_code`` is 0 PASS, 1 FAIL, 2 no verdict."""
+
+    scene: str
+    exit_code: int = 2
+    outcome: str = "NO-VERDICT"
+    verdicts: list[Verdict] = field(default_factory=list)
+    ticks: int = 0
+    sim_time: float = 0.0
+    faults: list[Diagnostic] = field(default_factory=list)
+    expected_faults: list[str] = field(default_factory=list)
+    expected_runtime_faults: list[str] = field(default_factory=list)
+    broken_wires: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    scenarios: list[str] = field(default_factory=list)
+
+    def table(self) -> str:
+        """The verdict table printed at the end of a run."""
+        rows = [("channel", "verdict", "tick", "time s", "scenario")]
+        rows += [(v.channel, v.value, str(v.tick), f"{v.time:.3f}", v.source) for v in self.verdicts]
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        return f"luncosim test {self.outcome}  scene={self.scene}  ticks={self.ticks}  sim={self.sim_time:.2f}s"
+
+
+def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tick_hz: float = 60.0,
+                   lunco_root: Path | None = None, out: Callable[[str], None] = print,
+                   verdict_channel: str | None = None) -> SceneTestReport:
+    """Open ``scene`` (a USD file or twin folder), run it and its scenarios as fast as possible
+    until the first verdict (or ``max_ticks``), and judge it (see the module doc)."""
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.scripting.scenario import scenario_participants, scenarios_of
+    from luncosim_core.sim.simulation import SimulationConfig, open_simulation
+
+    report = SceneTestReport(str(scene))
+    try:
+        sim = open_simulation(scene, lunco_root=lunco_root, config=SimulationConfig(tick_hz=tick_hz))
+    except (DiagnosticError, FileNotFoundError, OSError) as exc:
+        report.reasons.append(f"the scene did not open: {exc}")
+        out(report.summary())
+        out(f"  {report.reasons[-1]}")
+        return report
+    try:
+        if not scenarios_of(sim):
+            # the factory is not wired into this simulation yet: attach ours and rebuild
+            base = sim.participant_factory
+
+            def factory(s, _base=base):
+                return [*(_base(s) if _base else []), *scenario_participants(s)]
+            sim.participant_factory = factory
+            sim.build()
+        _run(sim, report, max_ticks=max_ticks, out=out, verdict_channel=verdict_channel)
+    finally:
+        sim.close()
+    return report
+
+
+def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None) -> None:
+    from luncosim_core.scripting.scenario import scenarios_of
+
+    scenarios = scenarios_of(sim)
+    report.scenarios = [s.prim_path for s in scenarios]
+    report.diagnostics += [d for d in sim.diagnostics if d.severity in ("error", "warning")]
+    if not scenarios:
+        report.reasons.append("the scene has no Rhai scenario, so nothing can report a verdict")
+    runtime = scenarios[0].runtime if scenarios else None
+    if runtime is not None:
+        runtime.on_print = out
+
+        def listen(ev) -> None:
+            if ev.name == "EXPECT_FAULT":
+                report.expected_faults.append(str(ev.value))
+            elif ev.name == "EXPECT_RUNTIME_FAULT":
+                report.expected_runtime_faults.append(str(ev.value))
+            elif isinstance(ev.value, str) and ev.value in ("PASS", "FAIL"):
+                if verdict_channel is None or ev.name == verdict_channel:
+                    report.verdicts.append(Verdict(ev.name, ev.value, ev.source_path, ev.tick + 1, ev.time_after))
+        runtime.listeners.append(lambda ev: listen(_Stamped(ev, sim)))
+    faults: list[Diagnostic] = []
+    seen_faults: set[int] = set()
+    waited = 0
+    while sim.tick_count < max_ticks and waited < max_ticks:
+        advanced = sim.tick()
+        for s in scenarios:
+            if s.fault is not None and id(s.fault) not in seen_faults:
+                seen_faults.add(id(s.fault))
+                faults.append(s.fault)
+                out(f"FAULT {s.fault}")
+        for s in scenarios:
+            report.diagnostics += [d for d in s.take_diagnostics() if d is not s.fault and d.severity != "info"]
+        if sim.fault is not None:
+            if id(sim.fault) not in seen_faults:
+                seen_faults.add(id(sim.fault))
+                faults.append(sim.fault)
+                out(f"FAULT {sim.fault}")
+            break
+        if report.verdicts:
+            break
+        if not advanced:
+            waited += 1
+            if sim.status_reason and waited == 1:
+                out(f"waiting: {sim.status_reason}")
+            if not sim.status_reason:
+                break
+        if scenarios and all(s.state in ("failed", "faulted") for s in scenarios):
+            break
+    if sim.status_reason and not report.verdicts:
+        report.reasons.append(f"stalled waiting: {sim.status_reason}")
+    for s in scenarios:
+        if s.state == "failed":
+            for d in report.diagnostics:
+                if d.path == s.prim_path and d.is_error:
+                    report.reasons.append(f"scenario {s.prim_path} never ran: {d}")
+                    break
+    report.ticks = sim.tick_count
+    report.sim_time = sim.time
+    report.faults = faults
+    report.broken_wires = sorted(f"{w.sink_key} <- {w.source_key}" for w in sim.fabric.broken)
+    _judge(report)
+    for d in report.diagnostics:
+        if d.is_error:
+            out(f"diagnostic: {d}")
+    if report.verdicts:
+        out(report.table())
+    out(report.summary())
+    for r in report.reasons:
+        out(f"  {r}")
+
+
+class _Stamped:
+    """An event plus the time at the END of the tick it was emitted in (what the table shows)."""
+
+    def __init__(self, ev, sim) -> None:
+        self.name, self.value, self.source_path, self.tick = ev.name, ev.value, ev.source_path, ev.tick
+        self.time_after = (ev.tick + 1) * sim.dt
+
+
+def _fault_kind(d: Diagnostic) -> str:
+    return d.code
+
+
+def _judge(report: SceneTestReport) -> None:
+    expected_rt = set(report.expected_runtime_faults)
+    undeclared = [f for f in report.faults if _fault_kind(f) not in expected_rt]
+    happened = {_fault_kind(f) for f in report.faults}
+    missing_rt = sorted(k for k in expected_rt if k not in happened)
+    expected_w = set(report.expected_faults)
+    broken_keys = {b.split(" <- ")[0] for b in report.broken_wires}
+    undeclared_w = [b for b in report.broken_wires if b.split(" <- ")[0] not in expected_w]
+    missing_w = sorted(p for p in expected_w if p not in broken_keys)
+    first = report.verdicts[0] if report.verdicts else None
+    fail_reasons = []
+    for f in undeclared:
+        fail_reasons.append(f"undeclared runtime fault {f.code}: {f}")
+    for k in missing_rt:
+        fail_reasons.append(f"the scenario declared expect_runtime_fault({k}) but no such fault happened")
+    for p in missing_w:
+        fail_reasons.append(f"the scenario declared expect_fault({p}) but that wire connected")
+    for b in undeclared_w:
+        fail_reasons.append(f"a wire never connected: {b}")
+    if fail_reasons:
+        if first is None and not expected_rt and not missing_w and not undeclared_w and not undeclared:
+            pass
+        report.reasons = fail_reasons + report.reasons
+        report.exit_code, report.outcome = 1, "FAIL"
+        return
+    if expected_rt and not missing_rt and (first is None or first.value == "PASS"):
+        report.exit_code, report.outcome = 0, "PASS"
+        report.reasons.append(f"expected runtime fault {', '.join(sorted(expected_rt))} happened")
+        return
+    if first is None:
+        report.exit_code, report.outcome = 2, "NO-VERDICT"
+        if not report.reasons:
+            report.reasons.append("ticks exhausted with no verdict")
+        return
+    if first.value == "PASS":
+        report.exit_code, report.outcome = 0, "PASS"
+    else:
+        report.exit_code, report.outcome = 1, "FAIL"
+
+
+# ---------------------------------------------------------------------------------------
+def run_rhai(file: Path | str | None = None, code: str | None = None, out: Callable[[str], None] = print,
+             err: Callable[[str], None] | None = None) -> int:
+    """Run a script standalone (no scene): print output goes to ``out``; with ``code`` (``--eval``)
+    the value the script evaluates to is printed too, in Rhai's display format. Returns 0, or
+    1 after printing the positioned error."""
+    from luncosim_core.scripting.prelude import load_prelude
+    from luncosim_core.scripting.rhai import Engine, RhaiError, Unit, to_display
+    from luncosim_core.scripting.runtime import DEFAULT_LIMITS
+    from luncosim_core.scripting.vecmath import register_vector_helpers
+
+    err = err or (lambda s: print(s, file=sys.stderr))
+    if (file is None) == (code is None):
+        err("luncosim rhai: give a FILE or --eval CODE")
+        return 1
+    if file is not None:
+        path = Path(file)
+        try:
+            source = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            err(f"luncosim rhai: cannot read {path}: {exc}")
+            return 1
+        label, roots = str(path), [path.resolve().parent]
+    else:
+        source, label, roots = code or "", "<eval>", [Path.cwd()]
+    engine = Engine(DEFAULT_LIMITS, module_roots=roots)
+    engine.on_print = out
+    engine.on_debug = out
+    register_vector_helpers(engine)
+    load_prelude(engine, None)
+    try:
+        value = engine.eval(source, file=label)
+    except RhaiError as exc:
+        err(f"error: {exc}")
+        return 1
+    if code is not None and value is not Unit:
+        out(to_display(value))
+    return 0

@@ -1,0 +1,77 @@
+"""Workbench tests run on Qt's offscreen platform (the 3D viewport shows its placeholder there).
+
+Every test gets its own settings folder (``LUNCOSIM_SETTINGS_DIR``), so nothing touches the
+user's real layout or recent list, and its own copy of the demo twin, so saves never touch the
+repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "assets" / "twins" / "practice_yard"
+SCENE_REL = Path("scenes") / "practice_yard.usda"
+AXLES = ("Axle_FL", "Axle_FR", "Axle_RL", "Axle_RR")
+
+
+@pytest.fixture(autouse=True)
+def _settings_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "settings"
+    monkeypatch.setenv("LUNCOSIM_SETTINGS_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def twin_copy(tmp_path) -> Path:
+    dst = tmp_path / "practice_yard"
+    shutil.copytree(DEMO, dst)
+    return dst
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path):
+    from luncosim_workbench.main_window import MainWindow
+
+    made = []
+
+    def make(**kw):
+        kw.setdefault("settings", tmp_path / "settings")
+        w = MainWindow(viewport=False, **kw)
+        qtbot.addWidget(w)
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        w.ask_unsaved = lambda _why: "discard"
+        w.close()
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+@pytest.fixture
+def opened(window, twin_copy):
+    assert window.open_path(twin_copy)
+    return window
+
+
+def wait_for(qtbot, predicate, timeout=15000):
+    qtbot.waitUntil(predicate, timeout=timeout)
+
+
+def wait_future(qtbot, fut, timeout=15.0):
+    end = time.perf_counter() + timeout
+    while not fut.done() and time.perf_counter() < end:
+        qtbot.wait(10)
+    return fut.result(0)
