@@ -73,6 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for prim, writes in _parse_sets(args.set or []).items():
         results.append((prim, writes))
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
+    sim.wait_until_ready()
     hashes: list[dict] = []
     writer = None
     csv_file = None

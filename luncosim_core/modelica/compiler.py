@@ -15,7 +15,7 @@ from pathlib import Path
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.modelica.dae_casadi import EVENT_TABLES, DaeSystem, TranslationError, translate
 from luncosim_core.modelica.interface import ModelInterface, Variable
-from luncosim_core.modelica.numerics import Numerics, NumericsError, build_numerics
+from luncosim_core.modelica.numerics import CASADI_LOCK, Numerics, NumericsError, build_numerics
 
 # Our model library (Workbench package + the bundled Modelica subset), always on the path.
 BUNDLED_LIBRARY = Path(__file__).resolve().parents[2] / "assets" / "models"
@@ -228,6 +228,13 @@ def compile_model(
                 f"expressions, or run the model as an FMU)", file, line, col, table=table))
     if diags:
         return CompiledModel(False, tuple(diags), **base)
+    with CASADI_LOCK:
+        return _finish(model, dae, storage, files, at, layer, base)
+
+
+def _finish(model: object, dae: dict, storage: dict, files: dict, at: object, layer: str,
+            base: dict) -> CompiledModel:
+    """DAE -> CasADi -> numerics -> interface (holds the CasADi lock)."""
     try:
         system = translate(dae)
     except TranslationError as exc:
@@ -260,5 +267,5 @@ def compile_model(
         parameters=_variables(system, meta, starts, lambda dv: dv.role in ("parameter", "constant")),
         states=_variables(system, meta, starts, lambda dv: dv.role == "state"),
     )
-    return CompiledModel(True, tuple(diags), interface=interface, system=system,
+    return CompiledModel(True, (), interface=interface, system=system,
                          numerics=numerics, structural_parameters=structural, **base)

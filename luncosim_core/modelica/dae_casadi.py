@@ -287,7 +287,9 @@ class _Translator:
                 idx.append(_const_int(sval, "array subscript") - 1)
             try:
                 if len(idx) == 1:
-                    return base[idx[0], :] if base.shape[1] > 1 and base.shape[0] > 1 else base[idx[0]]
+                    if base.shape[1] > 1 and base.shape[0] > 1:  # a matrix row, as a vector
+                        return base[idx[0], :].T
+                    return base[idx[0]]
                 if len(idx) == 2:
                     return base[idx[0], idx[1]]
             except Exception as exc:  # casadi raises RuntimeError for out-of-range

@@ -9,12 +9,19 @@ Integrators built here: fixed-substep RK4 and implicit (backward) Euler on the D
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import casadi as ca
 import numpy as np
 
 from luncosim_core.modelica.dae_casadi import DaeSystem
+
+# CasADi's symbolic graphs share reference-counted nodes (cached constants among them), so
+# building expressions or Functions from two threads at once is unsafe. Every symbolic
+# construction (compile in a worker, step functions built on the simulation thread) holds this
+# lock; numeric evaluation through prepared buffers does not need it.
+CASADI_LOCK = threading.RLock()
 
 
 class NumericsError(Exception):

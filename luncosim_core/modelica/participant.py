@@ -19,6 +19,7 @@ import numpy as np
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.modelica.compiler import CompiledModel
 from luncosim_core.modelica.interface import ModelInterface
+from luncosim_core.modelica.numerics import CASADI_LOCK
 
 Method = Literal["auto", "rk4", "implicit"]
 _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
@@ -74,6 +75,10 @@ class ModelicaParticipant:
 
     def reset(self) -> None:
         """Initial state at t = 0 with the current parameter values; inputs back to start."""
+        with CASADI_LOCK:  # may build CasADi functions (first use, initial equations)
+            self._reset()
+
+    def _reset(self) -> None:
         num = self._num
         if not hasattr(self, "_t"):
             self._allocate()
@@ -101,6 +106,10 @@ class ModelicaParticipant:
 
     def _choose_method(self, x: np.ndarray | None = None) -> None:
         """Pick RK4 substeps (or implicit Euler) from the stiffness at ``x`` (default: now)."""
+        with CASADI_LOCK:
+            self._choose_method_locked(x)
+
+    def _choose_method_locked(self, x: np.ndarray | None) -> None:
         num = self._num
         x = self.x if x is None else x
         if self.method_requested == "implicit":
@@ -125,8 +134,9 @@ class ModelicaParticipant:
     def _bind(self, method: str, substeps: int) -> None:
         """Point the zero-copy evaluation buffer at the step function for this method."""
         self.method, self.substeps = method, substeps
-        fn = self._num.step_function(method, substeps)
-        buf, self._eval = fn.buffer()
+        with CASADI_LOCK:
+            fn = self._num.step_function(method, substeps)
+            buf, self._eval = fn.buffer()
         for i, arr in enumerate((self.x, self.u, self.p, self._t, self._h, self._wg)):
             buf.set_arg(i, memoryview(arr))
         for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf, self._stiff,

@@ -59,6 +59,7 @@ class JointRt:
     target_position: float = 0.0
     target_velocity: float = 0.0
     effort: float = 0.0  # last applied drive effort (N or N*m)
+    command_effort: float = 0.0  # the ``effort`` input port: added torque/force every substep
 
     @property
     def is_link(self) -> bool:

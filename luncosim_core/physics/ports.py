@@ -58,6 +58,8 @@ def joint_port_specs(path: str, kind: str) -> list[PortSpec]:
             PortSpec(path, "target_velocity", "in", "rad/s", True, "double",
                      "velocity-drive target (used by a drive with damping)"),
             PortSpec(path, "torque", "out", "N*m", False, "double", "drive torque applied in the last substep"),
+            PortSpec(path, "effort", "in", "N*m", True, "double",
+                     "commanded joint torque, applied every substep (added to any authored drive)"),
         ]
     if kind == "prismatic":
         return [
@@ -67,5 +69,7 @@ def joint_port_specs(path: str, kind: str) -> list[PortSpec]:
             PortSpec(path, "target_velocity", "in", "m/s", True, "double",
                      "velocity-drive target (used by a drive with damping)"),
             PortSpec(path, "force", "out", "N", False, "double", "drive force applied in the last substep"),
+            PortSpec(path, "effort", "in", "N", True, "double",
+                     "commanded joint force, applied every substep (added to any authored drive)"),
         ]
     return []

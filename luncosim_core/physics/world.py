@@ -123,6 +123,7 @@ class PhysicsWorld:
             if rt.mode == "servo" and rt.is_link:
                 self._apply_servo(rt)
         self._ports = self._make_ports()
+        self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
         self._contacts_tick = -1
         self._contacts: list = []
         self._up = 2 if self.model.up_axis == "Z" else 1
@@ -200,6 +201,9 @@ class PhysicsWorld:
                     c.applyExternalForce(b.uid, b.link, self._force[i].tolist(), com, pb.WORLD_FRAME)
                 if self._torque[i].any():
                     c.applyExternalTorque(b.uid, b.link, self._torque[i].tolist(), pb.WORLD_FRAME)
+            for uid, links, rts in self._effort_groups:
+                pb.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL,
+                                             forces=[rt.command_effort * rt.sign for rt in rts], physicsClientId=self._cid)
             for j in tethers:
                 self._apply_tether(j)
             pb.stepSimulation(physicsClientId=self._cid)
@@ -253,7 +257,7 @@ class PhysicsWorld:
                 lim = mf[n]
                 e = lim if e > lim else (-lim if e < -lim else e)
                 g.effort[n] = e
-                forces.append(e * sg)
+                forces.append((e + g.rts[n].command_effort) * sg)
             pb.setJointMotorControlArray(g.uid, g.links, pb.TORQUE_CONTROL, forces=forces, physicsClientId=cid)
 
     def _pd_slot(self, rt: JointRt) -> tuple[_PdGroup, int] | None:
@@ -519,6 +523,8 @@ class PhysicsWorld:
             return float(self.joint_state(prim_path)[1])
         if name == "target_velocity":
             return float(rt.target_velocity)
+        if name == "effort":
+            return float(rt.command_effort)
         if name in ("torque", "force"):
             if rt.mode in ("servo", "velocity") and rt.is_link:
                 return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
@@ -546,6 +552,10 @@ class PhysicsWorld:
             raise ValueError(f"{prim_path} is a pybullet constraint (it closes a loop), which has no drive; "
                              f"{name} cannot be commanded")
         slot = self._pd_slot(rt)
+        if name == "effort":
+            rt.command_effort = v
+            self._regroup_efforts()
+            return
         if name == "target_velocity":
             rt.target_velocity = v
             if slot:
@@ -563,6 +573,17 @@ class PhysicsWorld:
         if rt.mode != "pd":
             rt.mode = "servo"
             self._apply_servo(rt)
+
+    def _regroup_efforts(self) -> None:
+        """Joints without an authored drive law that carry a commanded effort, per multibody."""
+        groups: dict[int, list[JointRt]] = {}
+        for path in sorted(self._joint_by_path):
+            rt = self._joint_by_path[path]
+            if rt.is_link and rt.mode != "pd" and rt.command_effort != 0.0:
+                if rt.mode in ("servo", "velocity"):
+                    continue  # a position/velocity motor owns the joint; effort is not added
+                groups.setdefault(rt.uid, []).append(rt)
+        self._effort_groups = [(uid, [rt.link for rt in rts], rts) for uid, rts in sorted(groups.items())]
 
     # ------------------------------------------------------------------ snapshots
     def state_bytes(self) -> bytes:

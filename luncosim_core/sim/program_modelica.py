@@ -189,6 +189,8 @@ class ModelicaProgram:
         declared_inputs = {n: (u or None) for n, (u, _) in self.declared_in.items() if n not in params}
         diags = check_interface(interface, declared_inputs, {n: (u or None) for n, u in self.declared_out.items()},
                                 prim_path=self.prim_path, model_name=getattr(self.participant, "name", ""))
+        # a port that declares no unit takes the model's: nothing to warn about
+        diags = [d for d in diags if not (d.code == "modelica.interface.unit_unchecked" and not d.data.get("declared"))]
         self._diags.extend(diags)
         if any(d.is_error for d in diags):
             self.error = "interface mismatch"

@@ -436,12 +436,19 @@ class Simulation:
         return cached[1]
 
     def run(self, ticks: int) -> int:
-        """Advance up to ``ticks`` ticks; returns how many advanced."""
+        """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).
+
+        Returns how many advanced; fewer only on a fault or a wait that cannot clear.
+        """
         done = 0
-        for _ in range(ticks):
-            if not self.tick():
+        while done < ticks:
+            if self.tick():
+                done += 1
+                continue
+            if self.fault is not None:
                 break
-            done += 1
+            if self.wait_until_ready():  # still waiting after the compile finished: stop
+                break
         return done
 
     # ------------------------------------------------------------------ observing

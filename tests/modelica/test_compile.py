@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 
-from luncosim_core.modelica import compile_model
+import pytest
+
+from luncosim_core.modelica import ModelicaParticipant, compile_model
 
 from .conftest import LIBRARY, lib_model
 
@@ -203,3 +206,22 @@ def test_string_parameters_are_left_out_of_the_numeric_interface():
     src = 'model S\n  parameter String label = "x";\n  output Real y;\nequation\n  y = 1;\nend S;\n'
     cm = compile_model(source_text=src)
     assert cm.ok and cm.interface.parameters == ()
+
+
+def test_compiling_in_workers_while_the_sim_thread_builds_step_functions():
+    drive = compile_model(lib_model("Workbench/Rover/DriveController.mo"))
+    paths = [lib_model(p) for p in ("Workbench/Power/Battery.mo", "Workbench/Electrical/RCCircuit.mo",
+                                    "Workbench/Control/PIDAxis.mo", "Workbench/Electrical/RCLadder.mo")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(compile_model, p) for p in paths * 2]
+        finals = []
+        for substeps in (5, 6, 7, 8, 9, 10):  # each needs a freshly built step function
+            p = ModelicaParticipant(drive, substeps=substeps, method="rk4")
+            p.set_inputs({"throttle": 1.0})
+            for _ in range(30):
+                p.step()
+            finals.append(p.outputs()["torque_left"])
+        results = [f.result() for f in futures]
+    assert all(cm.ok for cm in results)
+    expected = 40.0 * (1 - math.exp(-0.5 / 0.15))
+    assert finals == pytest.approx([expected] * 6, abs=1e-6)

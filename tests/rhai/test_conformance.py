@@ -442,7 +442,7 @@ MAPS = [
     ("let m = #{a: 1, b: 2}; let r = m.remove(\"a\"); [r, m]", [1, {"b": 2}]),
     ("let m = #{a: 1}; m.remove(\"zz\")", Unit),
     ("let m = #{a: 1}; m.mixin(#{c: 3}); m", {"a": 1, "c": 3}),
-    ("let m = #{a: 1}; m.fill_with(#{a: 5}); m.a", 5),
+    ("let m = #{a: 1}; m.fill_with(#{a: 5, b: 2}); m", {"a": 1, "b": 2}),
     ("let m = #{a: 1}; m.clear(); m", {}),
     ("#{a: 1}.get(\"a\")", 1),
     ("let m = #{}; m.set(\"k\", 3); m.k", 3),

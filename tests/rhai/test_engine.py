@@ -392,3 +392,25 @@ def test_typed_host_functions_overload_with_builtins() -> None:
     with pytest.raises(RhaiRuntimeError) as ei:
         eng.eval("get(1.5, 2)")
     assert ei.value.message == "Function not found: get (f64, i64)"
+
+
+def test_host_calls_a_closure_the_script_handed_over() -> None:
+    eng = Engine()
+    ast = eng.compile("""
+        fn make(step) { let total = 0; |x| { total += x * step; total } }
+        fn named(x) { x + 100 }
+    """)
+    acc = eng.call_fn(ast, "make", [2])
+    assert [eng.call_fn_ptr(acc, [1]), eng.call_fn_ptr(acc, [5])] == [2, 12]
+    assert eng.call_fn_ptr(FnPtr("named"), [1], ast=ast) == 101
+    state = {"n": 1}
+    bump = eng.eval("|| this.n += 1")
+    eng.call_fn_ptr(bump, [], this=state)
+    assert state == {"n": 2}
+
+
+def test_export_with_alias(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    _write(root, "consts.rhai", "let inner = 41; export inner as answer;")
+    eng = Engine(module_roots=[root])
+    assert eng.eval('import "consts" as c; c::answer + 1') == 42

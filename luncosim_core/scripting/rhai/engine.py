@@ -262,10 +262,11 @@ class Engine:
 
     def call_fn(self, ast: AST, name: str, args: list[Any] | tuple[Any, ...] = (),
                 this: Any = None, scope: Scope | None = None) -> Any:
-        """Call a script function without re-running the top level. ``this`` (a dict for
+        """Call a script function (of ``ast``, else of a global module, e.g. a prelude driver)
+        without re-running the top level. ``this`` (a dict for
         entity state) is bound as ``this``; changes, including reassignment, are written
         back into the same dict so state persists across calls."""
-        fns = ast.lib.fns.get((name, len(args)))
+        fns = ast.lib.fns.get((name, len(args))) or self.rt.global_fns.get((name, len(args)))
         if not fns:
             raise RhaiRuntimeError(f"Function not found: {name} with {len(args)} "
                                    f"parameter{'s' if len(args) != 1 else ''}", ast.file)
@@ -278,6 +279,26 @@ class Engine:
             res, new_this = rt.invoke(sf, list(args), this_in)
         except RecursionError:
             raise RhaiLimitError(f"Stack overflow in function '{name}'", ast.file) from None
+        finally:
+            self._leave(saved)
+        if type(this) is dict and new_this is not this and type(new_this) is dict:
+            this.clear()
+            this.update(new_this)
+        return res
+
+    def call_fn_ptr(self, fp: FnPtr, args: list[Any] | tuple[Any, ...] = (),
+                    this: Any = None, ast: AST | None = None, scope: Scope | None = None) -> Any:
+        """Call a function pointer a script handed to the host (a closure, or a named function
+        looked up in ``ast`` and the global modules); ``this`` is written back as in
+        :meth:`call_fn`."""
+        rt = self.rt
+        saved = self._enter(ast.lib if ast is not None else rt.main_lib,
+                            scope if scope is not None else Scope())
+        try:
+            res, new_this = rt.call_fnptr_this(fp, list(args),
+                                               UNBOUND if this is None else this)
+        except RecursionError:
+            raise RhaiLimitError(f"Stack overflow in function '{fp.name}'") from None
         finally:
             self._leave(saved)
         if type(this) is dict and new_this is not this and type(new_this) is dict:

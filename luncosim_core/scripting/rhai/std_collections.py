@@ -658,9 +658,19 @@ def _values(m: Any) -> list:
     return [deep_copy(d[k]) for k in sorted(d)]
 
 
-@native("mixin", "fill_with")
+@native("mixin")
 def _mixin(m: Any, other: Any) -> Any:
     _map_(m).update(deep_copy(_map_(other)))
+    return Unit
+
+
+@native("fill_with")
+def _fill_with(m: Any, other: Any) -> Any:
+    """Add the properties of ``other`` that ``m`` does not have yet."""
+    d = _map_(m)
+    for k, v in _map_(other).items():
+        if k not in d:
+            d[k] = deep_copy(v)
     return Unit
 
 

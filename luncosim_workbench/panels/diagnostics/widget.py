@@ -131,8 +131,9 @@ class DiagnosticsPanel(QWidget):
         self.refresh_composition()
 
     def _on_severity(self, text: str) -> None:
+        self.proxy.beginFilterChange()
         self.proxy.minimum = "" if text == "all" else text
-        self.proxy.invalidateFilter()
+        self.proxy.endFilterChange()
 
     def refresh_composition(self) -> None:
         self.model.clear("composition")

@@ -171,6 +171,7 @@ class PortFilterProxy(QSortFilterProxyModel):
 
     def set_filter(self, *, text: str | None = None, direction: str | None = None, source: str | None = None,
                    prims: tuple[str, ...] | None | bool = False) -> None:
+        self.beginFilterChange()
         if text is not None:
             self.text = text.lower()
         if direction is not None:
@@ -179,7 +180,7 @@ class PortFilterProxy(QSortFilterProxyModel):
             self.source = source
         if prims is not False:
             self.prims = prims
-        self.invalidateFilter()
+        self.endFilterChange()
 
     def filterAcceptsRow(self, row, parent):  # noqa: N802
         model: PortTableModel = self.sourceModel()

@@ -67,7 +67,7 @@ def _orient(mesh: TriMesh, axis: str) -> TriMesh:
     return TriMesh(mesh.positions @ rot.T, mesh.normals @ rot.T, mesh.faces)
 
 
-def _concat(parts: list[TriMesh]) -> TriMesh:
+def concat(parts: list[TriMesh]) -> TriMesh:
     parts = [p for p in parts if p.n_vertices]
     if not parts:
         return empty_mesh()
@@ -79,7 +79,7 @@ def _concat(parts: list[TriMesh]) -> TriMesh:
     )
 
 
-def _normalize(v: np.ndarray) -> np.ndarray:
+def normalize(v: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(v, axis=-1, keepdims=True)
     return v / np.where(n > 0.0, n, 1.0)
 
@@ -134,7 +134,7 @@ def _lathe(profile: np.ndarray, profile_normals: np.ndarray, segments: int) -> T
         | (np.linalg.norm(tri[:, 1] - tri[:, 2], axis=1) < 1e-12)
         | (np.linalg.norm(tri[:, 0] - tri[:, 2], axis=1) < 1e-12)
     )
-    return TriMesh(p, _normalize(nrm.reshape(-1, 3)), faces[~degenerate].astype(np.int64))
+    return TriMesh(p, normalize(nrm.reshape(-1, 3)), faces[~degenerate].astype(np.int64))
 
 
 def _disk(radius: float, z: float, up: bool, segments: int) -> TriMesh:
@@ -166,7 +166,7 @@ def cylinder(
     side = _lathe(
         np.array([[radius, -hz], [radius, hz]]), np.array([[1.0, 0.0], [1.0, 0.0]]), segments
     )
-    mesh = _concat([side, _disk(radius, hz, True, segments), _disk(radius, -hz, False, segments)])
+    mesh = concat([side, _disk(radius, hz, True, segments), _disk(radius, -hz, False, segments)])
     return _orient(mesh, axis)
 
 
@@ -175,7 +175,7 @@ def cone(radius: float, height: float, axis: str = "Z", segments: int = RADIAL_S
     hz = height / 2.0
     slope = np.array([height, radius]) / max(np.hypot(height, radius), 1e-300)
     side = _lathe(np.array([[radius, -hz], [0.0, hz]]), np.array([slope, slope]), segments)
-    return _orient(_concat([side, _disk(radius, -hz, False, segments)]), axis)
+    return _orient(concat([side, _disk(radius, -hz, False, segments)]), axis)
 
 
 def capsule(
@@ -268,7 +268,7 @@ def polygon_mesh_with_sources(
         corners = corners[:, [0, 2, 1]]
     tri_points = indices[corners]
     if normals is not None and normals_interpolation == "vertex" and len(normals) == len(points):
-        mesh = TriMesh(points, _normalize(np.asarray(normals, dtype=np.float64)), tri_points)
+        mesh = TriMesh(points, normalize(np.asarray(normals, dtype=np.float64)), tri_points)
         return mesh, np.arange(points.shape[0]), None, None
     pos = points[tri_points].reshape(-1, 3)
     if (
@@ -284,7 +284,7 @@ def polygon_mesh_with_sources(
         flat = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
         nrm = np.repeat(flat, 3, axis=0)
     faces = np.arange(pos.shape[0], dtype=np.int64).reshape(-1, 3)
-    mesh = TriMesh(pos, _normalize(nrm), faces)
+    mesh = TriMesh(pos, normalize(nrm), faces)
     return mesh, tri_points.reshape(-1), corners.reshape(-1), np.repeat(face_of_tri, 3)
 
 
@@ -296,6 +296,6 @@ def transformed(mesh: TriMesh, matrix: np.ndarray) -> TriMesh:
     if abs(det) < 1e-300:
         nrm = mesh.normals
     else:
-        nrm = _normalize(mesh.normals @ np.linalg.inv(lin))
+        nrm = normalize(mesh.normals @ np.linalg.inv(lin))
     faces = mesh.faces if det >= 0 else mesh.faces[:, [0, 2, 1]]
     return TriMesh(pos, nrm, faces)

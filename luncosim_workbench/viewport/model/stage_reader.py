@@ -14,11 +14,22 @@ from pxr import Usd, UsdGeom, UsdPhysics
 
 from luncosim_core.diagnostics import Diagnostic
 
+from . import curves as crv
 from . import geometry as geo
 from .transforms import gf_to_numpy, rigid_part
 
 DEFAULT_COLOR = (0.72, 0.72, 0.70)
-SUPPORTED_GPRIMS = ("Cube", "Sphere", "Cylinder", "Capsule", "Cone", "Mesh", "Plane")
+SUPPORTED_GPRIMS = (
+    "Cube",
+    "Sphere",
+    "Cylinder",
+    "Capsule",
+    "Cone",
+    "Mesh",
+    "Plane",
+    "NurbsCurves",
+    "BasisCurves",
+)
 
 
 @dataclass(slots=True)
@@ -175,6 +186,15 @@ def tessellate_prim(
             )
             return None
         return mesh, (sources[0], sources[1], sources[2])
+    if prim.IsA(UsdGeom.NurbsCurves) or prim.IsA(UsdGeom.BasisCurves):
+        try:
+            mesh = _curves_mesh(prim)
+        except ValueError as exc:
+            diags.append(
+                _diag("viewport.bad-curves", f"curves cannot be drawn: {exc}", path, "error")
+            )
+            return None
+        return (mesh, None) if mesh.n_vertices else None
     diags.append(
         _diag(
             "viewport.unsupported-gprim",
@@ -184,6 +204,61 @@ def tessellate_prim(
         )
     )
     return None
+
+
+def _curves_mesh(prim: Usd.Prim) -> geo.TriMesh:
+    """Every curve of a NurbsCurves/BasisCurves prim swept into a tube."""
+    curves = UsdGeom.Curves(prim)
+    points = np.asarray(curves.GetPointsAttr().Get() or [], float).reshape(-1, 3)
+    counts = np.asarray(curves.GetCurveVertexCountsAttr().Get() or [], int)
+    if counts.size == 0 or points.shape[0] == 0:
+        return geo.empty_mesh()
+    if int(counts.sum()) != points.shape[0]:
+        raise ValueError(
+            f"curveVertexCounts sum to {int(counts.sum())} but there are {points.shape[0]} points"
+        )
+    widths = curves.GetWidthsAttr().Get()
+    widths = None if widths is None else np.asarray(widths, float)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    parts = []
+    if prim.IsA(UsdGeom.NurbsCurves):
+        nc = UsdGeom.NurbsCurves(prim)
+        orders = np.asarray(nc.GetOrderAttr().Get() or [], int)
+        knots = np.asarray(nc.GetKnotsAttr().Get() or [], float)
+        weights = nc.GetPointWeightsAttr().Get()
+        weights = None if weights is None else np.asarray(weights, float)
+        if orders.size != counts.size:
+            raise ValueError(f"{counts.size} curves but {orders.size} orders")
+        knot_starts = np.concatenate([[0], np.cumsum(counts + orders)])
+        if knots.size != knot_starts[-1]:
+            raise ValueError(
+                f"knots has {knots.size} values, the curves need {int(knot_starts[-1])}"
+            )
+    else:
+        bc = UsdGeom.BasisCurves(prim)
+        ctype, basis, wrap = bc.GetTypeAttr().Get(), bc.GetBasisAttr().Get(), bc.GetWrapAttr().Get()
+    for i in range(counts.size):
+        pts = points[starts[i] : starts[i + 1]]
+        if prim.IsA(UsdGeom.NurbsCurves):
+            w = (
+                None
+                if weights is None or weights.size != points.shape[0]
+                else weights[starts[i] : starts[i + 1]]
+            )
+            centre = crv.nurbs_curve(
+                pts, int(orders[i]), knots[knot_starts[i] : knot_starts[i + 1]], w
+            )
+        else:
+            centre = crv.basis_curve(pts, str(ctype), str(basis), str(wrap))
+        length = float(np.linalg.norm(np.diff(centre, axis=0), axis=1).sum())
+        if widths is not None and widths.size == points.shape[0]:
+            cw = widths[starts[i] : starts[i + 1]]
+        elif widths is not None and widths.size == counts.size:
+            cw = widths[i : i + 1]
+        else:
+            cw = widths
+        parts.append(crv.tube(centre, crv.curve_radii(cw, len(pts), len(centre), length)))
+    return geo.concat(parts)
 
 
 def read_subtree(stage: Usd.Stage, root: Usd.Prim, xform_cache: UsdGeom.XformCache) -> SubtreeRead:

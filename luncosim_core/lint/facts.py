@@ -1,0 +1,189 @@
+"""Facts the lint policies judge: a plain projection of the composed stage.
+
+``facts`` (a script map):
+  stage            #{ default_prim, up_axis, meters_per_unit, authored: [metadata keys] }
+  physics_scenes   [paths of PhysicsScene prims]
+  bodies           [#{ path, type, kinematic, simulated, collider, subtree_collider,
+                       host_body, jointed, scale_nonuniform }]
+  joints           [#{ path, type, targets[], bodies[], missing[] }]
+  filtered_pairs   [#{ path, owner, targets[], target_owners[], missing[] }]
+  collision_groups [#{ path, includes[], filtered[], missing_includes[], missing_filtered[] }]
+  prims            [#{ path, type, parent, schemas[], attributes[], connected_attributes[] }]
+                   (every prim with an applied schema or an authored physics:/inputs:/outputs:/
+                   connectors: property)
+  connectors       [#{ path, prim, name, connected }]
+  wires            [#{ source, sink, broken }]  (broken: "" or why the wire cannot connect)
+Bodies are prims applying PhysicsRigidBodyAPI; a joint target that is not a body resolves to its
+nearest ancestor body (a mount point under a body), and is ``missing`` when there is none."""
+
+from __future__ import annotations
+
+from pxr import Usd, UsdGeom, UsdPhysics
+
+BODY_API = "PhysicsRigidBodyAPI"
+COLLISION_API = "PhysicsCollisionAPI"
+FILTER_API = "PhysicsFilteredPairsAPI"
+_FACT_PREFIXES = ("physics:", "inputs:", "outputs:", "connectors:", "info:", "lunco:")
+
+
+def _get(prim, name, default=None):
+    attr = prim.GetAttribute(name)
+    if attr and attr.HasAuthoredValue():
+        return attr.Get()
+    return default
+
+
+def extract_facts(stage: Usd.Stage, sim=None) -> dict:
+    """The facts map of ``stage``; with a running ``sim``, wires are judged against its live ports."""
+    prims = list(stage.Traverse())
+    schemas = {str(p.GetPath()): list(p.GetAppliedSchemas()) for p in prims}
+    body_paths = {str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]}
+
+    def owner_body(path: str) -> str:
+        """The body a prim belongs to: itself or its nearest ancestor body ("" for none)."""
+        p = path
+        while p and p != "/":
+            if p in body_paths:
+                return p
+            p = p.rsplit("/", 1)[0] or "/"
+        return ""
+
+    def host_of(path: str) -> str:
+        parent = path.rsplit("/", 1)[0]
+        return owner_body(parent) if parent else ""
+
+    joints, jointed = [], set()
+    filtered_pairs, groups, scenes, bodies, prim_facts = [], [], [], [], []
+    for prim in prims:
+        path = str(prim.GetPath())
+        if prim.IsA(UsdPhysics.Joint):
+            j = UsdPhysics.Joint(prim)
+            targets, resolved, missing = [], [], []
+            for rel in (j.GetBody0Rel(), j.GetBody1Rel()):
+                for t in rel.GetTargets():
+                    t = str(t)
+                    targets.append(t)
+                    owner = owner_body(t) if stage.GetPrimAtPath(t) else ""
+                    if owner:
+                        resolved.append(owner)
+                        jointed.add(owner)
+                    else:
+                        missing.append(t)
+            joints.append({"path": path, "type": prim.GetTypeName(), "targets": targets,
+                           "bodies": resolved, "missing": missing})
+        if prim.IsA(UsdPhysics.Scene):
+            scenes.append(path)
+        if FILTER_API in schemas[path]:
+            rel = prim.GetRelationship("physics:filteredPairs")
+            targets = [str(t) for t in (rel.GetTargets() if rel else [])]
+            filtered_pairs.append({
+                "path": path, "owner": owner_body(path), "targets": targets,
+                "target_owners": [owner_body(t) if stage.GetPrimAtPath(t) else "" for t in targets],
+                "missing": [t for t in targets if not stage.GetPrimAtPath(t)],
+            })
+        if prim.IsA(UsdPhysics.CollisionGroup):
+            g = UsdPhysics.CollisionGroup(prim)
+            coll = g.GetCollidersCollectionAPI()
+            includes = [str(t) for t in coll.GetIncludesRel().GetTargets()] if coll else []
+            filt = [str(t) for t in g.GetFilteredGroupsRel().GetTargets()]
+            groups.append({
+                "path": path, "includes": includes, "filtered": filt,
+                "missing_includes": [t for t in includes if not stage.GetPrimAtPath(t)],
+                "missing_filtered": [t for t in filt if not stage.GetPrimAtPath(t)
+                                     or not stage.GetPrimAtPath(t).IsA(UsdPhysics.CollisionGroup)],
+            })
+        attrs = [a.GetName() for a in prim.GetAttributes()
+                 if a.GetName().startswith(_FACT_PREFIXES) and (a.HasAuthoredValue() or a.HasAuthoredConnections())]
+        if schemas[path] or attrs:
+            prim_facts.append({
+                "path": path, "type": prim.GetTypeName(), "parent": str(prim.GetParent().GetPath()),
+                "schemas": schemas[path], "attributes": attrs,
+                "connected_attributes": [a.GetName() for a in prim.GetAttributes() if a.HasAuthoredConnections()],
+            })
+
+    for prim in prims:
+        path = str(prim.GetPath())
+        if path not in body_paths:
+            continue
+        bodies.append({
+            "path": path, "type": prim.GetTypeName(),
+            "kinematic": bool(_get(prim, "physics:kinematicEnabled", False)),
+            "simulated": bool(_get(prim, "physics:rigidBodyEnabled", True)),
+            "collider": COLLISION_API in schemas[path],
+            "subtree_collider": _subtree_collider(prim, schemas, body_paths),
+            "host_body": host_of(path),
+            "jointed": path in jointed,
+            "scale_nonuniform": _nonuniform_scale(prim),
+        })
+
+    connectors, connected = [], set()
+    for prim in prims:
+        for attr in prim.GetAttributes():
+            if attr.GetName().startswith("connectors:"):
+                for src in attr.GetConnections():
+                    connected.add(str(src))
+                    connected.add(str(attr.GetPath()))
+    for prim in prims:
+        for attr in prim.GetAttributes():
+            if attr.GetName().startswith("connectors:"):
+                connectors.append({"path": str(attr.GetPath()), "prim": str(prim.GetPath()),
+                                   "name": attr.GetName(), "connected": str(attr.GetPath()) in connected})
+
+    return {
+        "stage": _stage_meta(stage),
+        "physics_scenes": scenes,
+        "bodies": bodies,
+        "joints": joints,
+        "filtered_pairs": filtered_pairs,
+        "collision_groups": groups,
+        "prims": prim_facts,
+        "connectors": connectors,
+        "wires": _wires(stage, sim),
+    }
+
+
+def _subtree_collider(prim, schemas, body_paths) -> bool:
+    """Does the body, or anything under it short of a nested body, apply PhysicsCollisionAPI?"""
+    it = iter(Usd.PrimRange(prim))
+    for p in it:
+        path = str(p.GetPath())
+        if p != prim and path in body_paths:
+            it.PruneChildren()
+            continue
+        if COLLISION_API in schemas.get(path, ()):
+            return True
+    return False
+
+
+def _nonuniform_scale(prim) -> bool:
+    xf = UsdGeom.Xformable(prim)
+    if not xf:
+        return False
+    for op in xf.GetOrderedXformOps():
+        if op.GetOpType() == UsdGeom.XformOp.TypeScale:
+            s = op.Get()
+            if s is not None and (abs(s[0] - s[1]) > 1e-9 or abs(s[1] - s[2]) > 1e-9):
+                return True
+    return False
+
+
+def _stage_meta(stage: Usd.Stage) -> dict:
+    root = stage.GetRootLayer()
+    authored = [k for k in ("metersPerUnit", "upAxis", "defaultPrim") if root.pseudoRoot.HasInfo(k) or
+                (k == "defaultPrim" and root.defaultPrim)]
+    return {"default_prim": root.defaultPrim or "", "up_axis": str(UsdGeom.GetStageUpAxis(stage)),
+            "meters_per_unit": float(UsdGeom.GetStageMetersPerUnit(stage)), "authored": authored,
+            "layer": root.realPath or root.identifier}
+
+
+def _wires(stage: Usd.Stage, sim) -> list[dict]:
+    if sim is not None and getattr(sim, "fabric", None) is not None:
+        wires = list(sim.fabric.valid) + list(sim.fabric.broken)
+    else:
+        from luncosim_core.ports.declarations import read_declarations, read_wires
+
+        decls, _ = read_declarations(stage)
+        wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls})
+    out = [{"source": f"{w.source_prim}.{w.source_attr or w.source_port}",
+            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}", "broken": w.broken} for w in wires]
+    return sorted(out, key=lambda w: (w["sink"], w["source"]))
