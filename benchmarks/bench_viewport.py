@@ -3,7 +3,8 @@
 Each frame: new poses for every body (numpy), ``set_body_poses`` (vertex transform in the scene
 model + buffer upload) and a full draw finished with glFinish. A baseline in the same run draws an
 empty scene (ground grid and gizmo only) the same way, so the printed ratios do not depend on the
-machine. ``--readback`` also times ``render()`` (draw + pixel readback, what headless PNGs cost).
+machine; each body count alternates baseline rounds (same canvas, meshes hidden) with loaded
+rounds and prints medians, so a busy machine slows both alike. ``--readback`` also times ``render()`` (draw + pixel readback, what headless PNGs cost).
 
 Run: .venv/bin/python benchmarks/bench_viewport.py [--frames 60] [--size 1280x800] [--bodies 200,500,2000]
      xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/bench_viewport.py --widget
@@ -98,6 +99,7 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--size", default="1280x800")
     ap.add_argument("--bodies", default="200,500,2000")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating baseline/loaded rounds")
     ap.add_argument(
         "--readback", action="store_true", help="also time render() with pixel readback"
     )
@@ -138,12 +140,22 @@ def main() -> None:
             load = time.perf_counter() - t
             paths = vc.model.body_paths
             base = np.array([vc.model.body_position(p) for p in paths])
-            frame, pose = time_frames(vc, args.frames, (paths, base), draw=draw)
-            tris = sum(b.n_faces for b in vc.model.buckets.values())
+            # alternate baseline (meshes hidden, nothing moving) and loaded rounds so that a
+            # busy machine slows both alike; report medians
+            frames, poses, bases = [], [], []
+            for _ in range(args.rounds):
+                vc.set_purpose_visible("default", False)
+                bases.append(time_frames(vc, args.frames, draw=draw)[0])
+                vc.set_purpose_visible("default", True)
+                f, p = time_frames(vc, args.frames, (paths, base), draw=draw)
+                frames.append(f)
+                poses.append(p)
+            frame, pose, b = (float(np.median(x)) for x in (frames, poses, bases))
+            tris = sum(bk.n_faces for bk in vc.model.buckets.values())
             line = (
                 f"{n:5d} bodies ({tris:6d} tris, {vc.n_mesh_visuals} mesh visuals): "
-                f"{1.0 / frame:7.1f} fps ({frame * 1e3:6.2f} ms/frame, {frame / base_frame:5.2f}x baseline; "
-                f"set_body_poses {pose * 1e3:5.2f} ms; load {load:5.2f} s)"
+                f"{1.0 / frame:7.1f} fps ({frame * 1e3:6.2f} ms/frame; baseline {1.0 / b:6.1f} fps, "
+                f"ratio {frame / b:5.2f}x; set_body_poses {pose * 1e3:5.2f} ms; load {load:5.2f} s)"
             )
             if args.readback:
                 rb, _ = time_frames(vc, max(5, args.frames // 4), (paths, base), readback=True)

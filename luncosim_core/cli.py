@@ -126,6 +126,50 @@ def _report_set(result, prim: str) -> None:
             print(f"luncosim run: --set on {prim} refused: {d.message}", file=sys.stderr)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the bundled demo twin on the worker thread in real time and print a telemetry summary."""
+    import time
+
+    from luncosim_core.api import SetPorts
+    from luncosim_core.sim.simulation import open_simulation
+    from luncosim_core.sim.worker import SimulationWorker
+    from luncosim_core.twin.roots import repository_root
+
+    twin = args.twin or repository_root() / "assets" / "twins" / "practice_yard"
+    worker = SimulationWorker(lambda: open_simulation(twin, lunco_root=args.lunco_root), speed=1.0)
+    ticks = []
+    worker.snapshot_ready.connect(lambda snap: ticks.append(snap.tick))
+    worker.start()
+    print(f"demo: {twin} (real time, {args.seconds:g} s)")
+    worker.call(lambda sim: sim.wait_until_ready()).result(timeout=120)
+    worker.send(SetPorts(target="/PracticeYard/RoverA", writes={"throttle": 1.0}))
+    worker.send(SetPorts(target="/PracticeYard/RoverB", writes={"throttle": 0.7, "steer": 0.5}))
+    worker.play()
+    t0 = time.perf_counter()
+    time.sleep(args.seconds)
+    worker.pause()
+    wall = time.perf_counter() - t0
+    snap = worker.call(lambda sim: sim.snapshot()).result(timeout=10)
+    worker.stop()
+    print(f"ran {snap.tick} ticks = {snap.time:.2f} s sim time in {wall:.2f} s wall "
+          f"(real-time factor {snap.time / wall:.2f}); {len(ticks)} snapshots published; status {snap.status}")
+    print(f"{len(snap.body_paths)} bodies, {len(snap.port_keys)} ports")
+    for rover in ("RoverA", "RoverB"):
+        pose = snap.pose(f"/PracticeYard/{rover}/Chassis")
+        speed = snap.port(f"/PracticeYard/{rover}.speed")
+        torque = snap.port(f"/PracticeYard/{rover}/Controller.torque_left")
+        if pose is not None:
+            x, y, z = (float(v) for v in pose[0])
+            print(f"  {rover}: position ({x:6.2f}, {y:5.2f}, {z:6.2f}) m   speed {speed if speed is None else round(speed, 3)} m/s"
+                  f"   left wheel torque {torque if torque is None else round(torque, 3)} N.m")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        path = args.out / "demo_summary.json"
+        path.write_text(json.dumps(snap.to_json(), indent=1))
+        print(f"final state written to {path}")
+    return 1 if snap.faults else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="luncosim", description="LunCoSim Workbench command line")
     parser.add_argument(
@@ -149,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", type=Path, help="write every port, every tick, to a CSV file")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="run the bundled demo twin headless in real time and summarise")
+    p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled practice yard)")
+    p.add_argument("--seconds", type=float, default=5.0, help="wall-clock seconds to run (default 5)")
+    p.add_argument("--out", type=Path, default=None, help="folder for demo_summary.json")
+    p.set_defaults(func=cmd_demo)
     return parser
 
 

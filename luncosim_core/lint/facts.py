@@ -18,7 +18,7 @@ nearest ancestor body (a mount point under a body), and is ``missing`` when ther
 
 from __future__ import annotations
 
-from pxr import Usd, UsdGeom, UsdPhysics
+from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
 
 BODY_API = "PhysicsRigidBodyAPI"
 COLLISION_API = "PhysicsCollisionAPI"
@@ -185,5 +185,15 @@ def _wires(stage: Usd.Stage, sim) -> list[dict]:
         decls, _ = read_declarations(stage)
         wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls})
     out = [{"source": f"{w.source_prim}.{w.source_attr or w.source_port}",
-            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}", "broken": w.broken} for w in wires]
+            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}", "broken": w.broken}
+           for w in wires if not is_shading_connection(stage, w)]
     return sorted(out, key=lambda w: (w["sink"], w["source"]))
+
+
+def is_shading_connection(stage, wire) -> bool:
+    """A material/shader network connection (UsdShade) carries no simulation signal."""
+    for path in (wire.sink_prim, wire.source_prim):
+        prim = stage.GetPrimAtPath(path)
+        if prim and (prim.IsA(UsdShade.Material) or prim.IsA(UsdShade.Shader) or prim.IsA(UsdShade.NodeGraph)):
+            return True
+    return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
@@ -80,6 +80,12 @@ def _error(code: str, message: str, layer: str, line: int | None = None,
                       source="modelica", data=dict(data))
 
 
+def _class_header(text: str) -> tuple[int | None, int | None]:
+    """Line and column of the first class name: where whole-model errors point."""
+    cls = _CLASS.search(text)
+    return _line_col(text, cls.start(1)) if cls else (None, None)
+
+
 def _locate_name(text: str, name: str) -> tuple[int | None, int | None]:
     """First use of ``name`` in the equation part (else anywhere) as line, column."""
     base = name.split(".")[0].split("[")[0]
@@ -131,6 +137,8 @@ def _compile_error_diagnostics(exc: BaseException, text: str, layer: str) -> lis
         code = "modelica.unbalanced"
     elif "unresolved" in message:
         code = "modelica.unresolved"
+    if line is None and code == "modelica.unbalanced":
+        line, col = _class_header(text)
     return [_error(code, message, layer, line, col)]
 
 
@@ -228,12 +236,27 @@ def compile_model(
                 f"expressions, or run the model as an FMU)", file, line, col, table=table))
     if diags:
         return CompiledModel(False, tuple(diags), **base)
+    notes = []
+    crossings = [e for key in ("roots", "time_events") for e in storage.get(key) or []]
+    if crossings:
+        first = crossings[0]
+        prov = first.get("provenance") or next(
+            (v.get("provenance") for v in first.values() if isinstance(v, dict)), None)
+        file, line, col = at(prov)
+        notes.append(Diagnostic(
+            "info", "modelica.events.unlocated",
+            f"{len(crossings)} if-condition crossing(s) are evaluated at every substep without "
+            "locating the crossing time (fixed-step semantics)", layer=file, line=line,
+            column=col, source="modelica"))
     with CASADI_LOCK:
-        return _finish(model, dae, storage, files, at, layer, base)
+        result = _finish(model, dae, storage, files, at, layer, base, _class_header(source_text))
+    if notes and result.ok:
+        result = replace(result, diagnostics=result.diagnostics + tuple(notes))
+    return result
 
 
 def _finish(model: object, dae: dict, storage: dict, files: dict, at: object, layer: str,
-            base: dict) -> CompiledModel:
+            base: dict, header: tuple[int | None, int | None] = (None, None)) -> CompiledModel:
     """DAE -> CasADi -> numerics -> interface (holds the CasADi lock)."""
     try:
         system = translate(dae)
@@ -248,7 +271,7 @@ def _finish(model: object, dae: dict, storage: dict, files: dict, at: object, la
         numerics = build_numerics(system)
         starts = numerics.default_starts()
     except NumericsError as exc:
-        return CompiledModel(False, (_error(exc.code, str(exc), layer),), **base)
+        return CompiledModel(False, (_error(exc.code, str(exc), layer, *header),), **base)
     except Exception as exc:  # noqa: BLE001 - CasADi reports symbolic failures as RuntimeError
         return CompiledModel(False, (_error("modelica.numerics", f"cannot prepare the model for "
                                             f"stepping: {exc}", layer),), **base)

@@ -414,3 +414,43 @@ def test_export_with_alias(tmp_path: Path) -> None:
     _write(root, "consts.rhai", "let inner = 41; export inner as answer;")
     eng = Engine(module_roots=[root])
     assert eng.eval('import "consts" as c; c::answer + 1') == 42
+
+
+PRELUDE = """
+fn objective(id, spec) { #{ id: id, done: spec.done, state: "pending" } }
+fn __init(me) {
+    if this.mission == () && is_def_fn("mission", 1) { this.mission = mission(me); }
+}
+fn __run(me) {
+    let m = this.mission;
+    for i in 0..m.len() {
+        if m[i].state == "pending" && m[i].done.call(me) { m[i].state = "complete"; }
+    }
+    this.mission = m;
+    m.filter(|o| o.state == "complete").len()
+}
+"""
+
+
+def test_prelude_driver_runs_a_scripts_declared_mission_across_ticks() -> None:
+    eng = Engine()
+    position = {"x": 0.0}
+    eng.register_fn("pos_x", lambda me: position["x"])
+    eng.register_global_module(PRELUDE, file="prelude.rhai")
+    ast = eng.compile("""
+        const GOAL = 5.0;
+        fn mission(me) {
+            let far = GOAL * 2.0;
+            [objective("near", #{ done: |m| pos_x(m) > GOAL }),
+             objective("far", #{ done: |m| pos_x(m) > far })]
+        }
+    """, file="scenario.rhai")
+    eng.run(ast)
+    state: dict = {}
+    eng.call_fn(ast, "__init", [1], this=state)
+    done = []
+    for x in (1.0, 6.0, 11.0):
+        position["x"] = x
+        done.append(eng.call_fn(ast, "__run", [1], this=state))
+    assert done == [0, 1, 2]
+    assert [o["state"] for o in state["mission"]] == ["complete", "complete"]

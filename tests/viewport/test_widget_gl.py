@@ -147,3 +147,16 @@ def test_drag_orbits_instead_of_selecting(widget, qtbot):
     qtbot.wait(50)
     assert clicks == []
     assert widget.viewport.turntable.azimuth != azimuth  # the turntable orbited
+
+
+def test_fly_camera_moves_forward_with_w(widget, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    widget.set_camera_mode("fly")
+    start = np.array(widget.viewport.fly.center, float)
+    native = widget.canvas.native
+    QTest.keyPress(native, Qt.Key.Key_W)
+    qtbot.wait(150)
+    QTest.keyRelease(native, Qt.Key.Key_W)
+    assert np.linalg.norm(np.array(widget.viewport.fly.center, float) - start) > 1e-3

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from vispy import scene
+from vispy.app import Timer
 from vispy.util.quaternion import Quaternion
 
 from ..model import camera_math as cm
@@ -279,6 +280,10 @@ class ViewportCanvas:
             if self.fly is None:
                 self.fly = scene.FlyCamera(fov=cm.DEFAULT_FOV)
                 self.fly.depth_value = self.turntable.depth_value
+                # its movement timer must run on this canvas's application, not vispy's default
+                self.fly._timer = Timer(
+                    0.01, start=False, connect=self.fly.on_timer, app=self.canvas.app
+                )
             self.view.camera = self.fly
             # start where the turntable eye was, looking at its centre
             pitch = Quaternion.create_from_axis_angle(math.radians(90.0 + t.elevation), 1, 0, 0)
