@@ -98,6 +98,28 @@ def bench_step(path: Path, n: int = 3000, label: str = "") -> tuple[float, float
     return per_step, base
 
 
+def bench_fleet(n_participants: int = 100, ticks: int = 120) -> None:
+    """Many participants of one compiled model (a fleet of rovers) per tick."""
+    cm = compile_model(LIB / "Workbench/Rover/DriveController.mo")
+    t0 = time.perf_counter()
+    fleet = [ModelicaParticipant(cm) for _ in range(n_participants)]
+    create = (time.perf_counter() - t0) / n_participants
+    single = ModelicaParticipant(cm)
+
+    def one_tick(group: list[ModelicaParticipant]) -> None:
+        for q in group:
+            q.set_inputs({"throttle": 0.3, "steer": 0.1})
+            q.step()
+            q.outputs()
+
+    per_tick = _per_call(lambda: one_tick(fleet), ticks)
+    base = _per_call(lambda: one_tick([single]), ticks * 10)
+    print(f"\n== fleet: {n_participants} drive controllers sharing one compile ==")
+    print(f"  create {create * 1e3:.2f} ms each | one tick for all {per_tick * 1e3:.2f} ms | "
+          f"per participant {per_tick / n_participants * 1e6:.1f} us vs alone {base * 1e6:.1f} us "
+          f"(ratio {per_tick / n_participants / base:.2f})")
+
+
 def bench_pymoca() -> None:
     """The alternative front end: pymoca -> CasADi MX residuals, RK4 + Newton each substep."""
     try:
@@ -167,6 +189,7 @@ def main() -> None:
                 bench_step(path, 2000)
             except Exception as exc:  # noqa: BLE001 - a model that cannot run is reported
                 print(f"  {cm.model_name:45s} cannot step: {exc}")
+    bench_fleet()
     bench_pymoca()
 
 

@@ -4,7 +4,8 @@ Each frame: new poses for every body (numpy), ``set_body_poses`` (vertex transfo
 model + buffer upload) and a full draw finished with glFinish. A baseline in the same run draws an
 empty scene (ground grid and gizmo only) the same way, so the printed ratios do not depend on the
 machine; each body count alternates baseline rounds (same canvas, meshes hidden) with loaded
-rounds and prints medians, so a busy machine slows both alike. ``--readback`` also times ``render()`` (draw + pixel readback, what headless PNGs cost).
+rounds and prints medians, so a busy machine slows both alike. ``--readback`` also times
+``render()`` (draw + pixel readback, what headless PNGs cost).
 
 Run: .venv/bin/python benchmarks/bench_viewport.py [--frames 60] [--size 1280x800] [--bodies 200,500,2000]
      xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/bench_viewport.py --widget

@@ -37,7 +37,7 @@ from luncosim_core.api.commands import (
     ReleasePorts,
     SetPorts,
 )
-from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.stdio import native_stdout_to_stderr
 
 with native_stdout_to_stderr():
@@ -269,10 +269,34 @@ class Simulation:
         if isinstance(cmd, ApplyOp):
             if self.document is None:
                 return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
-            self.document.apply(cmd.op)
-            self.rebuild_keep_time()
+            problem = self.preflight(cmd.op)
+            if problem is not None:
+                return CommandResult(False, None, (problem,), tick, seq)
+            try:
+                self.document.apply(cmd.op)
+            except DiagnosticError as err:
+                return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
+            if _ports_only(cmd.op):
+                fresh = self._build_ports()
+                self.diagnostics += [d for d in fresh if d.is_error]
+                self._new_diags += [d for d in fresh if d.is_error]
+            else:
+                self.rebuild_keep_time()
             return CommandResult(True, cmd.op.label(), (), tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def preflight(self, op) -> Diagnostic | None:
+        """Check an op against the live registry (runtime-owned endpoints) before it applies."""
+        from luncosim_core.usd.ops import SetConnection
+
+        if isinstance(op, SetConnection) and self.registry is not None:
+            name = op.name.partition(":")[2] or op.name
+            info = self.registry.info(port_key(op.path, name))
+            if info is not None and info.direction == "out" and info.source not in ("usd", "wire"):
+                return Diagnostic("error", "op-set-connection",
+                                  f"{op.path}.{op.name} is produced by {info.authority}; it cannot also be a wire sink",
+                                  path=op.path, source="ports")
+        return None
 
     def rebuild_keep_time(self) -> None:
         """Re-project after a document edit, keeping the clock (bodies restart from authored poses)."""
@@ -488,6 +512,17 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
+
+
+def _ports_only(op) -> bool:
+    """Ops that change only the port surface or wires (no re-projection of physics needed)."""
+    from luncosim_core.usd.ops import Batch, SetAttribute, SetConnection
+
+    if isinstance(op, Batch):
+        return all(_ports_only(o) for o in op.ops)
+    if isinstance(op, SetConnection):
+        return True
+    return isinstance(op, SetAttribute) and op.name.startswith(("inputs:", "outputs:")) and "physics" not in op.name
 
 
 def _plain(value):

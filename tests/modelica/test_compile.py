@@ -93,6 +93,7 @@ def test_unbalanced_model_is_an_error_not_an_exception(write_model):
     assert not cm.ok
     assert cm.diagnostics[0].code == "modelica.unbalanced"
     assert "unbalanced" in cm.diagnostics[0].message
+    assert (cm.diagnostics[0].line, cm.diagnostics[0].column) == (1, 7)  # the class name
 
 
 def test_unconnected_physical_connector_names_the_free_variable():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from luncosim_core.modelica import check_interface, compile_model
 
 from .conftest import lib_model
@@ -60,3 +62,16 @@ def test_unit_on_one_side_only_is_a_warning(write_model):
     diags = check_interface(cm.interface, {"u": "N"}, {"y": None}, "/P")
     assert [(d.severity, d.code) for d in diags] == [("warning", "modelica.interface.unit_unchecked")]
     assert "'N'" in diags[0].message
+
+
+def test_modelica_unit_strings_convert_through_pint():
+    from luncosim_core.modelica.units import dimensionality, factor
+
+    assert factor("km/h", "m/s") == pytest.approx(1 / 3.6)
+    assert factor("N.m", "J") == pytest.approx(1.0)
+    assert factor("kg.m2/s", "N.m.s") == pytest.approx(1.0)
+    assert factor("m/s2", "m.s-2") == pytest.approx(1.0)
+    assert factor("rad/s", "rpm") == pytest.approx(60 / (2 * 3.141592653589793))
+    assert dimensionality("W/(m2.K4)")[0] == dimensionality("kg/(s3.K4)")[0]
+    assert dimensionality("1") == ("dimensionless", "")
+    assert dimensionality("blorp")[1].startswith("unknown unit")

@@ -281,6 +281,9 @@ equation
 end Sat;
 """
     p = _participant(write_model("Sat", text))
+    # only the plain `if` is a crossing the stepper does not locate: reported as info
+    notes = [d for d in p.compiled.diagnostics if d.code == "modelica.events.unlocated"]
+    assert len(notes) == 1 and notes[0].severity == "info" and notes[0].line == 7
     for u, y, z in ((3.0, 1.0, 6.0), (0.25, 0.25, 0.5), (-7.0, -1.0, 0.0)):
         p.set_inputs({"u": u})
         p.step()

@@ -274,3 +274,36 @@ def test_fabric_propagates_nan_and_sums():
     values = np.array([1.0, np.nan, 0.0, 0.0])
     fab.propagate(values)
     assert np.isnan(values[2]) and values[3] == 1.0
+
+
+def test_set_connection_through_the_runtime_recompiles_between_ticks_without_reprojecting(writer, tmp_path):
+    from luncosim_core.api import ApplyOp
+
+    sim, _ = sim_for(writer, tmp_path, DRIVE_BY_WIRE.replace('    def Xform "Chassis"', """
+    def Cube "Crate" (
+        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"]
+    )
+    {
+        double size = 0.5
+        double3 xformOp:translate = (0, 10, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+
+    def Xform "Chassis\"""", 1))
+    sim.submit(SetPorts(target="/Rover/Crate", writes={"force_y": 2.0}))  # no PhysicsScene: push it up
+    sim.run(30)
+    y_before = sim.read("/Rover/Crate", "position_y")
+    assert y_before > 10.0
+    results = []
+    sim.submit(ApplyOp(op=SetConnection(path="/Rover/Chassis", name="inputs:steer", sources=("/Rover/Controller.inputs:steer",))), results.append)
+    sim.submit(SetPorts(target="/Rover/Controller", writes={"steer": -0.5}))
+    sim.tick()
+    assert results[0].ok
+    assert sim.read("/Rover/Chassis", "steer") == -0.5
+    assert sim.read("/Rover/Crate", "position_y") > y_before  # the body kept moving: no re-projection
+    # a physics output cannot become a wire sink
+    bad = []
+    sim.submit(ApplyOp(op=SetConnection(path="/Rover/Crate", name="outputs:position_y", sources=("/Rover/Controller.inputs:steer",))), bad.append)
+    sim.tick()
+    assert not bad[0].ok and "produced by physics" in bad[0].diagnostics[0].message
+    assert sim.document.journal.labels() == ["wire /Rover/Chassis.inputs:steer"]

@@ -454,3 +454,22 @@ def test_prelude_driver_runs_a_scripts_declared_mission_across_ticks() -> None:
         done.append(eng.call_fn(ast, "__run", [1], this=state))
     assert done == [0, 1, 2]
     assert [o["state"] for o in state["mission"]] == ["complete", "complete"]
+
+
+def test_untyped_host_functions_rank_after_builtins_and_replace_each_other() -> None:
+    eng = Engine()
+    eng.register_fn("get", lambda ident, name: f"port {ident}.{name}")
+    assert eng.eval('[get(3, "x"), #{a: 1}.get("a"), [5, 6].get(0)]') == ["port 3.x", 1, 5]
+    eng.register_fn("get", lambda ident, name: "replaced")
+    assert eng.eval('get(3, "x")') == "replaced"
+
+
+def test_fully_typed_and_variadic_host_functions() -> None:
+    eng = Engine()
+
+    def pi() -> float:
+        return 3.0
+
+    eng.register_fn("PI", pi)
+    eng.register_fn("log_all", lambda *parts: " ".join(str(p) for p in parts))
+    assert eng.eval('[PI(), log_all(), log_all(1), log_all("a", 2)]') == [3.0, "", "1", "a 2"]

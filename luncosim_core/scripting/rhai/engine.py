@@ -100,42 +100,47 @@ class AST:
         return f"<AST {self.file or '<script>'}: {len(self.lib.fns)} functions>"
 
 
-def _chain(new: Callable[..., Any], old: Callable[..., Any] | None) -> Callable[..., Any]:
-    if old is None:
-        return new
+def _chain_all(fns: list[Callable[..., Any]]) -> Callable[..., Any]:
+    """One callable trying ``fns`` in order, moving on when one raises FnNotFound."""
+    if len(fns) == 1:
+        return fns[0]
+    first, rest = fns[0], _chain_all(fns[1:])
 
     def chained(*args: Any) -> Any:
         try:
-            return new(*args)
+            return first(*args)
         except FnNotFound:
-            return old(*args)
+            return rest(*args)
     return chained
 
 
-def _typed(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _typed(fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool]:
     """Wrap a host function whose parameters carry type annotations with an exact type check
-    (raising FnNotFound on mismatch); unannotated functions are returned as they are."""
+    (raising FnNotFound on a mismatch). Returns the callable and whether every positional
+    parameter is typed (a fully typed function is more specific than the built-ins)."""
     try:
         hints = typing.get_type_hints(fn)
         params = [p for p in inspect.signature(fn).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError, NameError):
-        return fn
+        return fn, False
     checks: list[tuple[int, tuple[type, ...]]] = []
     for i, p in enumerate(params):
         h = hints.get(p.name)
         allowed = _ALLOWED.get(h) if h is not None else None
         if allowed is not None:
             checks.append((i, allowed))
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+    fully = len(checks) == len(params) and not varargs
     if not checks:
-        return fn
+        return fn, fully
 
     def typed(*args: Any) -> Any:
         for i, allowed in checks:
             if i < len(args) and type(args[i]) not in allowed:
                 raise FnNotFound
         return fn(*args)
-    return typed
+    return typed, fully
 
 
 _ALLOWED: dict[Any, tuple[type, ...]] = {
@@ -161,6 +166,7 @@ class Engine:
         self.rt.on_print = self.printed.append
         self.rt.on_debug = self.printed.append
         self.rt.import_module = self._import
+        self._entries: dict[str, dict[int | str, dict[str, Any]]] = {}
         for name, fn, ctx in REGISTRY:
             self._add_native(name, functools.partial(fn, self.rt) if ctx else fn, fn,
                              skip_first=ctx)
@@ -183,10 +189,14 @@ class Engine:
         self.rt.on_debug = fn
 
     def _add_native(self, name: str, call: Callable[..., Any], sig_of: Callable[..., Any],
-                    arity: int | None = None, skip_first: bool = False) -> None:
-        """Register ``call`` under ``name`` for each arity its signature allows. A later
-        registration is tried first; when it raises :class:`FnNotFound` (no overload for these
-        argument types) the earlier one for the same name and arity is tried next."""
+                    arity: int | None = None, skip_first: bool = False,
+                    kind: str = "builtin") -> None:
+        """Register ``call`` under ``name`` for each arity its signature allows.
+
+        Resolution for one name and arity, as Rhai's type-based dispatch would pick: host
+        functions with every parameter typed (newest first), then the built-in package
+        functions, then the newest host function with untyped (dynamic) parameters. Each
+        candidate that raises :class:`FnNotFound` passes to the next."""
         rt = self.rt
         if arity is not None:
             arities, variadic = [arity], False
@@ -198,14 +208,27 @@ class Engine:
             params = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
             lo = sum(1 for p in params if p.default is p.empty)
             arities = list(range(lo, len(params) + 1))
-        table = rt.natives.setdefault(name, {})
-        for n in arities:
-            table[n] = _chain(call, table.get(n) or (rt.variadic.get(name) if n > 0 else None))
-        if variadic:
-            rt.variadic[name] = _chain(call, rt.variadic.get(name))
-            for n, prev in list(table.items()):
-                if n not in arities:
-                    table[n] = _chain(call, prev)
+        entries = self._entries.setdefault(name, {})
+        keys: list[int | str] = [*arities, "*"] if variadic else list(arities)
+        for key in keys:
+            slot = entries.setdefault(key, {"typed": [], "builtin": [], "dynamic": None})
+            if kind == "dynamic":
+                slot["dynamic"] = call
+            else:
+                slot[kind].insert(0, call)
+        star = entries.get("*")
+        for key, slot in entries.items():
+            chain = [*slot["typed"], *slot["builtin"]]
+            if slot["dynamic"] is not None:
+                chain.append(slot["dynamic"])
+            if key == "*":
+                rt.variadic[name] = _chain_all(chain)
+                continue
+            if star is not None:  # a variadic function also serves every fixed arity
+                chain += [*star["typed"], *star["builtin"]]
+                if star["dynamic"] is not None:
+                    chain.append(star["dynamic"])
+            rt.natives.setdefault(name, {})[key] = _chain_all(chain)
         rt.version += 1
 
     def register_fn(self, name: str, fn: Callable[..., Any], arity: int | None = None) -> None:
@@ -214,12 +237,16 @@ class Engine:
         given. It receives and returns Rhai values as Python objects (see the package doc);
         returning ``None`` gives ``()``.
 
-        Overloading: parameters annotated with Rhai-mapped types (``int``, ``float``, ``bool``,
-        ``str``, ``list``, ``dict``, :class:`Char`, :class:`FnPtr`, ...) only accept values of
-        exactly those types, so ``get(entity: int, port: str)`` coexists with the built-in
-        array/map ``get``; otherwise the newest registration of a name and arity is tried
-        first and the previous one only when it raises ``FnNotFound``."""
-        self._add_native(name, _typed(fn), fn, arity)
+        Overloading follows Rhai's type dispatch: parameters annotated with Rhai-mapped types
+        (``int``, ``float``, ``bool``, ``str``, ``list``, ``dict``, :class:`Char`,
+        :class:`FnPtr`, ...) only accept exactly those types. A function whose parameters are
+        all typed (or that has none) is tried before the built-in functions of the same name
+        and arity; one with untyped (``Any``/unannotated) parameters only after them, so
+        ``get(entity, port)`` coexists with the built-in array/map ``get``. Registering an
+        untyped function again replaces the previous one; raising ``FnNotFound`` from a host
+        function passes the call on to the next candidate."""
+        wrapped, fully_typed = _typed(fn)
+        self._add_native(name, wrapped, fn, arity, kind="typed" if fully_typed else "dynamic")
 
     def register_global_module(self, ast_or_source: AST | str, file: str = "") -> AST:
         """Make a script's non-private functions callable from every script (a prelude).
