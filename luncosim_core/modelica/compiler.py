@@ -45,6 +45,14 @@ class CompiledModel:
     structural_parameters: frozenset[str] = frozenset()
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"", re.S)
+
+
+def _blank_comments(text: str) -> str:
+    """``text`` with comments and string literals blanked (offsets and newlines kept)."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 def _line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
@@ -53,6 +61,7 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 
 def guess_model_name(text: str, path: Path | None) -> str | None:
     """Qualified model name from ``within`` + the first class (or the file stem)."""
+    text = _blank_comments(text)
     within = _WITHIN.search(text)
     prefix = (within.group(1) or "") if within else ""
     cls = _CLASS.search(text)
@@ -82,7 +91,7 @@ def _error(code: str, message: str, layer: str, line: int | None = None,
 
 def _class_header(text: str) -> tuple[int | None, int | None]:
     """Line and column of the first class name: where whole-model errors point."""
-    cls = _CLASS.search(text)
+    cls = _CLASS.search(_blank_comments(text))
     return _line_col(text, cls.start(1)) if cls else (None, None)
 
 
@@ -117,7 +126,7 @@ def _compile_error_diagnostics(exc: BaseException, text: str, layer: str) -> lis
     if diags:
         return diags
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    cls = _CLASS.search(text)
+    cls = _CLASS.search(_blank_comments(text))
     kind = cls.group(0).split()[-2] if cls else ""
     if "resolve/parse failed" in message and kind in ("package", "connector", "record", "function"):
         return [_error("modelica.not_a_model",

@@ -473,3 +473,12 @@ def test_fully_typed_and_variadic_host_functions() -> None:
     eng.register_fn("PI", pi)
     eng.register_fn("log_all", lambda *parts: " ".join(str(p) for p in parts))
     assert eng.eval('[PI(), log_all(), log_all(1), log_all("a", 2)]') == [3.0, "", "1", "a 2"]
+
+
+def test_constants_cannot_be_changed_through_methods(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    _write(root, "k.rhai", "export const LIST = [1];")
+    eng = Engine(module_roots=[root])
+    ast = eng.compile('const WAY = [1, 2]; fn f() { WAY.push(3); WAY.len() } '
+                      'import "k" as k; k::LIST.push(2); [f(), WAY, k::LIST]')
+    assert eng.run(ast) == [2, [1, 2], [1]]

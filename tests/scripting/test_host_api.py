@@ -24,15 +24,13 @@ HINGE = """
         double3 xformOp:translate = (1, 2, 0)
         uniform token[] xformOpOrder = ["xformOp:translate"]
     }
-    def PhysicsRevoluteJoint "Hinge" (prepend apiSchemas = ["PhysicsDriveAPI:angular"])
+    def PhysicsRevoluteJoint "Hinge"
     {
         rel physics:body0 = </World/Base>
         rel physics:body1 = </World/Arm>
         uniform token physics:axis = "Y"
         point3f physics:localPos0 = (0.5, 0, 0)
         point3f physics:localPos1 = (-0.5, 0, 0)
-        float drive:angular:physics:stiffness = 2000
-        float drive:angular:physics:damping = 200
     }
 """
 

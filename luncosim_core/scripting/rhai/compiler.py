@@ -431,11 +431,22 @@ class Compiler(FlowMixin, CallsMixin):
         return fget, fset
 
     def place_or_value(self, n: Node) -> tuple[Fn, Callable[[list, Any], None] | None]:
+        if n.k == "path":
+            g = self.expr(n).fn
+            return (lambda f: deep_copy(g(f))), None  # module variables are constants
         if n.k == "var":
             v = self.ctx.lookup(n.name)
             if v is not None and v.const:
                 g = self.expr(n).fn
                 return (lambda f: deep_copy(g(f))), None  # a constant is never modified
+            if v is None and not self.ctx.dynamic_ok():
+                fget, fset = self.fn_free_name(n.name, self.file, n.line, n.col)
+                consts, rt, name = self.lib.globals, self.rt, n.name
+
+                def free_receiver(f: list) -> Any:
+                    val = fget(f)
+                    return deep_copy(val) if name in consts or name in rt.scope_consts else val
+                return free_receiver, fset
         if n.k in ("var", "this", "prop", "index"):
             return self.lvalue(n)
         return self.expr(n).fn, None

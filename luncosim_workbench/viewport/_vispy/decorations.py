@@ -57,7 +57,7 @@ class GridAdapter:
         centre = (0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]))
         pts, cols = grid_segments(extent * 1.5, spacing, centre)
         # a hair below z=0 so authored ground at z=0 hides it cleanly instead of z-fighting
-        pts[:, 2] = -1e-3 * spacing
+        pts[:, 2] = -1e-2 * spacing
         self.node.set_data(pos=pts, color=cols)
         self.spacing = spacing
 
