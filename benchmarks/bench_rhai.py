@@ -2,8 +2,9 @@
 run. Run: ``.venv/bin/python benchmarks/bench_rhai.py``.
 
 1. A 1,000,000-iteration ``while`` loop vs. the same loop in plain Python.
-2. ``on_tick`` of 10 scenario entities (map ops + host calls) per 60 Hz tick.
-3. Compiling the script files under ``$LUNCOSIM_EXTERNAL_ASSETS`` (when set).
+2. Recursive ``fib(20)`` and a 100,000-element array push/sum vs. plain Python.
+3. ``on_tick`` of 10 scenario entities (map ops + host calls) per 60 Hz tick.
+4. Compiling the script files under ``$LUNCOSIM_EXTERNAL_ASSETS`` (when set).
 """
 
 from __future__ import annotations
@@ -70,6 +71,35 @@ def main() -> None:
     print(f"while loop 1e6: rhai {t_rhai:.3f} s, plain python {t_py:.3f} s, "
           f"ratio {t_rhai / t_py:.1f}x; vs 0.14 s reference tree-walker: "
           f"{t_rhai / 0.14:.2f}x")
+
+    fib_eng = Engine(limits=Limits(max_operations=10_000_000))
+    fib = fib_eng.compile("fn fib(n) { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } } fib(20)")
+    assert fib_eng.run(fib) == 6765
+
+    def py_fib(n: int) -> int:
+        return n if n < 2 else py_fib(n - 1) + py_fib(n - 2)
+
+    t_fib = best_of(lambda: fib_eng.run(fib))
+    t_pyfib = best_of(lambda: py_fib(20))
+    print(f"fib(20) (21,891 script calls): rhai {t_fib:.3f} s, plain python {t_pyfib:.4f} s, "
+          f"ratio {t_fib / t_pyfib:.1f}x")
+
+    arr = fib_eng.compile("let a = []; for i in 0..100000 { a.push(i * 2); } "
+                          "let s = 0; for x in a { s += x; } s")
+    t_arr = best_of(lambda: fib_eng.run(arr))
+
+    def py_arr() -> int:
+        a = []
+        for i in range(100000):
+            a.append(i * 2)
+        s = 0
+        for x in a:
+            s += x
+        return s
+
+    t_pyarr = best_of(py_arr)
+    print(f"array push+sum 1e5: rhai {t_arr:.3f} s, plain python {t_pyarr:.4f} s, "
+          f"ratio {t_arr / t_pyarr:.1f}x")
 
     tick_eng = Engine(limits=Limits(max_operations=1_000_000))
     tick_eng.register_fn("dt", lambda: 1.0 / 60.0)

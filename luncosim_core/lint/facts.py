@@ -4,13 +4,16 @@
   stage            #{ default_prim, up_axis, meters_per_unit, authored: [metadata keys] }
   physics_scenes   [paths of PhysicsScene prims]
   bodies           [#{ path, type, kinematic, simulated, collider, subtree_collider,
-                       host_body, jointed, scale_nonuniform }]
+                       host_body, jointed, scale_nonuniform, vehicle_wheel }]
+                   (vehicle_wheel: a wheel the vehicle model realises, marked by
+                   PhysxVehicleWheelAPI or authored physxVehicleWheel:* attributes)
   joints           [#{ path, type, targets[], bodies[], missing[] }]
   filtered_pairs   [#{ path, owner, targets[], target_owners[], missing[] }]
   collision_groups [#{ path, includes[], filtered[], missing_includes[], missing_filtered[] }]
-  prims            [#{ path, type, parent, schemas[], attributes[], connected_attributes[] }]
+  prims            [#{ path, type, parent, schemas[], attributes[], values, connected_attributes[] }]
                    (every prim with an applied schema or an authored physics:/inputs:/outputs:/
-                   connectors: property)
+                   connectors:/info:/lunco: property; ``values`` maps those attributes to
+                   their authored bool/number/string values)
   connectors       [#{ path, prim, name, connected }]
   wires            [#{ source, sink, broken }]  (broken: "" or why the wire cannot connect)
 Bodies are prims applying PhysicsRigidBodyAPI; a joint target that is not a body resolves to its
@@ -97,7 +100,7 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
         if schemas[path] or attrs:
             prim_facts.append({
                 "path": path, "type": prim.GetTypeName(), "parent": str(prim.GetParent().GetPath()),
-                "schemas": schemas[path], "attributes": attrs,
+                "schemas": schemas[path], "attributes": attrs, "values": _scalar_values(prim, attrs),
                 "connected_attributes": [a.GetName() for a in prim.GetAttributes() if a.HasAuthoredConnections()],
             })
 
@@ -114,6 +117,7 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
             "host_body": host_of(path),
             "jointed": path in jointed,
             "scale_nonuniform": _nonuniform_scale(prim),
+            "vehicle_wheel": _vehicle_wheel(prim, schemas[path]),
         })
 
     connectors, connected = [], set()
@@ -140,6 +144,23 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
         "connectors": connectors,
         "wires": _wires(stage, sim),
     }
+
+
+def _scalar_values(prim, names: list[str]) -> dict:
+    """Authored bool / number / string values of the listed attributes."""
+    out = {}
+    for n in names:
+        v = prim.GetAttribute(n).Get()
+        if isinstance(v, (bool, int, float, str)):
+            out[n] = v
+    return out
+
+
+def _vehicle_wheel(prim, applied: list[str]) -> bool:
+    """A wheel the vehicle model realises (suspension cast, tyre model), not a free body."""
+    if "PhysxVehicleWheelAPI" in applied:
+        return True
+    return any(a.GetName().startswith("physxVehicleWheel:") and a.HasAuthoredValue() for a in prim.GetAttributes())
 
 
 def _subtree_collider(prim, schemas, body_paths) -> bool:

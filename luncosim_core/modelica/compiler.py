@@ -99,6 +99,7 @@ def _locate_name(text: str, name: str) -> tuple[int | None, int | None]:
     """First use of ``name`` in the equation part (else anywhere) as line, column."""
     base = name.split(".")[0].split("[")[0]
     pat = re.compile(rf"(?<![\w.]){re.escape(base)}(?!\w)")
+    text = _blank_comments(text)
     eq = re.search(r"^\s*equation\b", text, re.M)
     m = pat.search(text, eq.end() if eq else 0) or pat.search(text)
     if not m:

@@ -286,6 +286,15 @@ class Numerics:
             self._cache[key] = ca.Function("residual", [*self._args(), s.xdot, s.z], [s.residual])
         return self._cache[key]
 
+    def initial_residual_function(self) -> ca.Function:
+        """``(x, u, p, t, xdot, z) -> initial-equation residuals``."""
+        key = ("initial_residual", 0)
+        if key not in self._cache:
+            s = self.system
+            self._cache[key] = ca.Function("initial_residual", [*self._args(), s.xdot, s.z],
+                                           [s.initial_residual])
+        return self._cache[key]
+
     def nonlinear_unknowns(self) -> list[str]:
         """Names of the unknowns solved by Newton (nonlinear blocks)."""
         s = self.system

@@ -101,6 +101,13 @@ class ModelicaParticipant:
             self.z[:] = zs
         self.xdot[:] = 0.0
         self._refresh_algebraics()
+        if num.system.initial_residual.numel():
+            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, 0.0, self.xdot,
+                                                           self.z), dtype=float).ravel()
+            if not float(np.max(np.abs(r))) <= _NEWTON_TOL:
+                raise _err("modelica.initialization",
+                           f"model {self.name}: the initial equations could not be solved "
+                           f"(residual {float(np.max(np.abs(r))):.3g})")
         self._checked_bound, self._raised_at = 0.0, None
         self._choose_method()
 
@@ -184,6 +191,7 @@ class ModelicaParticipant:
     # -- I/O -----------------------------------------------------------------------------
     def set_inputs(self, values: Mapping[str, float]) -> None:
         """Hold these input values from now until changed (applies from the next step)."""
+        staged: list[tuple[int, float]] = []  # all or nothing: validate every value first
         for name, value in values.items():
             i = self._input_index.get(name)
             if i is None:
@@ -193,6 +201,8 @@ class ModelicaParticipant:
             v = float(value)
             if not math.isfinite(v):
                 raise _err("modelica.input.value", f"input '{name}' of {self.name} got {value!r}", name)
+            staged.append((i, v))
+        for i, v in staged:
             self.u[i] = v
 
     def set_parameter(self, name: str, value: float) -> None:

@@ -20,8 +20,10 @@ from luncosim_core.scripting.rhai.errors import RhaiSyntaxError
 from luncosim_core.scripting.rhai.parser import parse
 
 
-def compile_scenario(engine: Engine, source: str, file: str) -> AST:
+def compile_scenario(engine: Engine, source: str, file: str, constants: dict[str, Any] | None = None) -> AST:
     """Parse and compile ``source`` with top-level constants folded into its functions.
+    ``constants`` are host-provided constants (e.g. ``params``) visible the same way, in the
+    top level and in every function.
 
     Raises :class:`RhaiSyntaxError` (positioned) like :meth:`Engine.compile`."""
     try:
@@ -29,13 +31,16 @@ def compile_scenario(engine: Engine, source: str, file: str) -> AST:
     except RecursionError:
         raise RhaiSyntaxError("Expression exceeds maximum complexity", file, 1, 1) from None
     consts = {st.name: st for st in script.stmts if st.k == "let" and getattr(st, "const", False)}
-    if consts:
+    names = set(consts) | set(constants or {})
+    if names:
         for fn in script.fns:
-            _rewrite_fn(fn, set(consts))
+            _rewrite_fn(fn, names)
     try:
         lib = Compiler(engine.rt, script, file).compile()
     except RecursionError:
         raise RhaiSyntaxError("Expression exceeds maximum complexity", file, 1, 1) from None
+    for name, value in (constants or {}).items():
+        lib.globals[name] = value
     for name, st in consts.items():
         if st.e is not None and st.e.k == "lit":
             lib.globals[name] = st.e.value

@@ -7,6 +7,7 @@ runner reads verdicts from, and which scenario is running right now (the host AP
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -52,7 +53,9 @@ class ScenarioRuntime:
         module_roots = [p for p in ((roots.lunco_root if roots else None),
                                     (roots.twin_root if roots else None)) if p is not None]
         self.engine = Engine(limits or DEFAULT_LIMITS, module_roots=module_roots)
-        self.on_print: Callable[[str], None] = lambda line: None
+        #: the newest printed lines (tick, scenario prim path, text) for a console to show
+        self.console: deque[tuple[int, str, str]] = deque(maxlen=2000)
+        self.on_print: Callable[[str], None] = self._to_console
         self.engine.on_print = lambda s: self.on_print(s)
         self.engine.on_debug = lambda s: self.on_print(s)
         self.current: ScenarioParticipant | None = None
@@ -71,6 +74,10 @@ class ScenarioRuntime:
         bind_host_api(self.engine, self)
         self.prelude_files, prelude_diags = load_prelude(self.engine, roots)
         self.diagnostics += prelude_diags
+
+    def _to_console(self, line: str) -> None:
+        cur = self.current
+        self.console.append((self.sim.tick_count, cur.prim_path if cur is not None else "", line))
 
     # -- entities ------------------------------------------------------------------------
     def path_of(self, ident: Any) -> str | None:

@@ -77,6 +77,13 @@ class ScenarioParticipant:
         self.subscription_prefixes: set[str] = set()
         self.rand_calls = 0
         self.hook_calls = 0
+        self._stamp: tuple[int, int] | None = None
+        if source_path is not None:
+            try:
+                st = source_path.stat()
+                self._stamp = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                pass
         if source is None:
             self.state = "failed"
         else:
@@ -93,7 +100,7 @@ class ScenarioParticipant:
     # -- compile / prepare -------------------------------------------------------------
     def _compile(self, source: str) -> bool:
         try:
-            ast = compile_scenario(self.runtime.engine, source, self.file)
+            ast = compile_scenario(self.runtime.engine, source, self.file, {"params": dict(self.params)})
         except RhaiError as err:
             self.diagnostics.append(_diag(err, self.prim_path, "scenario does not compile"))
             if self.ast is None:
@@ -277,16 +284,22 @@ class ScenarioParticipant:
 
     def _probe(self, source: str) -> Diagnostic | None:
         try:
-            compile_scenario(self.runtime.engine, source, self.file)
+            compile_scenario(self.runtime.engine, source, self.file, {"params": {}})
         except RhaiError as err:
             return _diag(err, self.prim_path, "reload kept the running version; the new source does not compile")
         return None
 
     def source_changed(self) -> bool:
-        """Does the asset file on disk differ from the running source?"""
+        """Does the asset file on disk differ from the running source? Cheap when nothing
+        changed (a stat); the text is compared only when the file's stamp moved."""
         if self.source_path is None:
             return False
         try:
+            st = self.source_path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp == self._stamp:
+                return False
+            self._stamp = stamp
             return self.source_path.read_text(encoding="utf-8") != self.source
         except OSError:
             return False

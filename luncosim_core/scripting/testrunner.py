@@ -163,13 +163,27 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
                                  if not is_shading_connection(sim.stage, w))
     _judge(report)
     for d in report.diagnostics:
-        if d.is_error:
+        if d.is_error and not _about_shading(sim.stage, d):
             out(f"diagnostic: {d}")
     if report.verdicts:
         out(report.table())
     out(report.summary())
     for r in report.reasons:
         out(f"  {r}")
+
+
+def _about_shading(stage, d: Diagnostic) -> bool:
+    """A diagnostic about a material/shader connection (not a simulation signal)."""
+    from pxr import Sdf, UsdShade
+
+    if d.code != "wire-broken" or not d.path:
+        return False
+    try:
+        prim = stage.GetPrimAtPath(Sdf.Path(d.path).GetPrimPath())
+    except Exception:  # a path the diagnostic spelled in a way Sdf does not parse
+        return False
+    return bool(prim) and (prim.IsA(UsdShade.Material) or prim.IsA(UsdShade.Shader)
+                           or prim.IsA(UsdShade.NodeGraph))
 
 
 class _Stamped:

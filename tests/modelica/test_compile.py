@@ -226,3 +226,12 @@ def test_compiling_in_workers_while_the_sim_thread_builds_step_functions():
     assert all(cm.ok for cm in results)
     expected = 40.0 * (1 - math.exp(-0.5 / 0.15))
     assert finals == pytest.approx([expected] * 6, abs=1e-6)
+
+
+def test_model_name_comes_from_within_and_the_first_real_class(write_model):
+    text = ('// model Fake in a comment\n/* block Nope */\nmodel Real1 "doc: model X"\n'
+            '  output Real y;\nequation\n  // y = nope;\n  y = z;\nend Real1;\n')
+    cm = compile_model(write_model("Real1", text))
+    assert cm.model_name == "Real1"
+    d = cm.diagnostics[0]
+    assert d.code == "modelica.unresolved" and (d.line, d.column) == (7, 7)

@@ -442,3 +442,26 @@ def test_save_and_restore_state_resume_bit_identically():
         p.set_inputs({"throttle": math.sin(i / 5)})
         p.step()
         assert p.state_bytes() == trace[i]
+
+
+def test_set_inputs_is_all_or_nothing(write_model):
+    p = _participant(write_model("Spring", SPRING))
+    with pytest.raises(DiagnosticError):
+        p.set_inputs({"F": 3.0, "nope": 1.0})
+    assert p.value("F") == 0.0
+
+
+def test_unsolvable_initial_equations_are_reported(write_model):
+    text = """model BadInit
+  output Real x;
+initial equation
+  x * x = -1;
+equation
+  der(x) = -x;
+end BadInit;
+"""
+    cm = compile_model(write_model("BadInit", text))
+    assert cm.ok
+    with pytest.raises(DiagnosticError) as exc:
+        ModelicaParticipant(cm)
+    assert exc.value.diagnostics[0].code == "modelica.initialization"

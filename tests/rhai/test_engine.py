@@ -250,6 +250,11 @@ def test_runaway_recursion_is_stopped_by_the_call_depth() -> None:
     (Limits(max_array_size=3), "[1, 2, 3, 4]", "Size of array too large"),
     (Limits(max_map_size=2), "let m = #{}; m.a = 1; m.b = 2; m.c = 3;",
      "Size of object map too large"),
+    (Limits(max_string_size=100), 'let s = "x"; s.pad(1000000000000, "y");',
+     "Length of string too large"),
+    (Limits(max_array_size=100), "let a = []; a.pad(1000000000000, 0);",
+     "Size of array too large"),
+    (Limits(max_array_size=100), "blob(1000000000000)", "Size of blob too large"),
 ])
 def test_size_limits(limits: Limits, src: str, fragment: str) -> None:
     with pytest.raises(RhaiRuntimeError) as ei:

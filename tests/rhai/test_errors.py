@@ -75,6 +75,7 @@ RUNTIME = [
     ("2 ** -1", "negative power", 1, 3),
     ("true + 1", "Function not found: + (bool, i64)", 1, 6),
     ("[1] - 1", "Function not found: - (array, i64)", 1, 5),
+    ("[1] < [2]", "Function not found: < (array, array)", 1, 5),
     ("let a = [1, 2];\na[5]", "Array index 5 out of bounds: only 2 elements in array", 2, 2),
     ("\"abc\"[10]", "String index 10 out of bounds: only 3 characters in string", 1, 6),
     ("let x = 5; x.nope", "Property not found: nope (i64)", 1, 14),

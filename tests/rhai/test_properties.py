@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from luncosim_core.scripting.rhai import Engine, RhaiRuntimeError, Scope, to_display
+from luncosim_core.scripting.rhai import Engine, Limits, RhaiRuntimeError, Scope, to_display
 
 I64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 ENGINE = Engine()
@@ -60,3 +60,27 @@ def test_float_display_round_trips(x: float) -> None:
     assert "." in text or "e" in text
     back = _run(PARSE, x=x)
     assert back == x or (x == 0 and back == 0 and math.copysign(1, back) == 1)
+
+
+LOOP = """
+let a = {a}; let b = {b}; let i = 0;
+while i < {n} {{ a += b; b = a * {k}; i += 1; a -= {d}; }}
+[a, b, i]
+"""
+
+
+def _outcome(eng: Engine, src: str):
+    try:
+        return ("ok", eng.eval(src))
+    except RhaiRuntimeError as e:
+        return ("error", e.message, e.line, e.col)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(I64, st.floats(-1e6, 1e6)), st.integers(-1000, 1000),
+       st.integers(0, 40), st.integers(-5, 5), st.one_of(st.integers(-9, 9), st.just(0.5)))
+def test_generated_while_loop_matches_the_general_evaluator(a, b, n, k, d) -> None:
+    src = LOOP.format(a=repr(a) if isinstance(a, float) else a, b=b, n=n, k=k, d=d)
+    fast = _outcome(Engine(), src)  # simple numeric loops are generated as one function
+    general = _outcome(Engine(limits=Limits(max_string_size=1 << 30)), src)  # closures only
+    assert fast == general

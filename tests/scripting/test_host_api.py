@@ -154,3 +154,36 @@ def test_vector_helpers(make_scene, sims):
         [2.0, 3.0, 4.0], [0.0, 1.0, 2.0], 0.5, [0.0, 0.0, 1.0], 5.0, [0.0, 0.0, 1.0],
         [2.0, 4.0, 6.0], -1.0, 1.0, 90.0, 90.0, Unit,
     ]
+
+
+LOOSE_PART = """
+    def Xform "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
+    {
+        def Cube "Hull" (prepend apiSchemas = ["PhysicsCollisionAPI"])
+        {
+            double size = 1
+        }
+        def Cube "Loose" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+        {
+            double size = 0.2
+        }
+    }
+"""
+
+
+def test_scenario_runs_lint_and_reads_the_report(make_scene, sims):
+    code = """
+    fn on_tick(me) {
+        this.run = cmd("RunLint", #{});
+        let r = query("LintReport");
+        this.errors = r.errors;
+        this.rules = r.findings.map(|f| f.rule + " " + f.subject);
+        print("lint done");
+    }
+    """
+    sim, part = _run_code(make_scene, sims, code, extra=GROUND_AND_BOX + LOOSE_PART)
+    assert part.this["run"]["ok"] is True and part.this["run"]["data"]["errors"] == 1
+    assert part.this["errors"] == 1
+    assert part.this["rules"] == ["nested-body-no-joint /World/Rover/Loose"]
+    # without a test runner attached, prints land in the runtime's console with their origin
+    assert list(part.runtime.console) == [(0, "/World/S", "lint done")]

@@ -51,13 +51,13 @@ def test_hooks_run_in_order_with_persistent_this(make_scene, sims):
 def test_top_level_scope_and_inline_source(make_scene, sims):
     code = """
     const GAIN = 2.5;
-    fn on_tick(me) { this.v = GAIN * 2.0; this.name = name(me); }
+    fn on_tick(me) { this.v = GAIN * 2.0; this.name = name(me); this.speed = params.speed; }
     """
-    sim = sims(make_scene(scenario_prim("Inline", code=code)))
+    sim = sims(make_scene(scenario_prim("Inline", code=code, params={"speed": 0.5})))
     (part,) = scenarios_of(sim)
     sim.run(1)
-    # a top-level constant is visible inside hooks, as authors expect
-    assert part.this == {"v": 5.0, "name": "Inline"}
+    # top-level constants and the scenario parameters are visible inside hooks
+    assert part.this == {"v": 5.0, "name": "Inline", "speed": 0.5}
 
 
 def test_two_scenarios_share_events_and_run_in_path_order(make_scene, sims):

@@ -53,14 +53,22 @@ def test_plan_missing_keys_and_unresolved_ids_fail_the_revision(make_scene, sims
     }
     fn on_tick(me) { this.ran = true; }
     """
-    sim = sims(make_scene(scenario_prim("A", code=missing) + scenario_prim("B", code=bad_id)))
+    not_modelica = """
+    fn simulation_dependencies(me, ctx) {
+        #{ modelica_entities: [find("/World/Box")], entity_reads: [], entity_writes: [], query_reads: [],
+           required_inputs: [] }
+    }
+    """
+    sim = sims(make_scene(GROUND_AND_BOX + scenario_prim("A", code=missing) + scenario_prim("B", code=bad_id)
+                          + scenario_prim("C", code=not_modelica)))
     sim.run(2)
-    a, b = scenarios_of(sim)
-    assert a.state == b.state == "failed" and a.this == {} and b.this == {}
+    a, b, c = scenarios_of(sim)
+    assert a.state == b.state == c.state == "failed" and a.this == {} and b.this == {}
     msgs = [d.message for d in _diags(sim) if d.code == "scenario-plan-invalid"]
     assert any("missing modelica_entities, entity_writes, query_reads, required_inputs" in m for m in msgs)
     assert any("id 987654 does not resolve" in m for m in msgs)
     assert any("unknown query 'NoSuchQuery'" in m for m in msgs)
+    assert any("/World/Box is not a live Modelica program" in m for m in msgs)
 
 
 def test_planning_cannot_touch_ports_or_emit(make_scene, sims):
@@ -75,7 +83,7 @@ def test_planning_cannot_touch_ports_or_emit(make_scene, sims):
     (part,) = scenarios_of(sim)
     assert part.state == "failed"
     (d,) = [d for d in _diags(sim) if d.path == "/World/S" and d.is_error]
-    assert "emit is not allowed in simulation_dependencies" in d.message and d.line == 3
+    assert "emit is not allowed in simulation_dependencies" in d.message and d.line == 2
 
 
 def test_required_input_waits_with_a_visible_reason(make_scene, sims):

@@ -1,5 +1,5 @@
 within;
-package Modelica "Bundled subset of the Modelica Standard Library (units and constants only)"
+package Modelica "Bundled subset of the Modelica Standard Library, written for LunCoSim Workbench"
   extends Modelica.Icons.Package;
 
   package Icons "Icon base classes"
@@ -42,6 +42,11 @@ package Modelica "Bundled subset of the Modelica Standard Library (units and con
       type Current = Real(final quantity = "ElectricCurrent", final unit = "A");
       type Resistance = Real(final quantity = "Resistance", final unit = "Ohm");
       type Capacitance = Real(final quantity = "Capacitance", final unit = "F", min = 0);
+      type Inductance = Real(final quantity = "Inductance", final unit = "H");
+      type Frequency = Real(final quantity = "Frequency", final unit = "Hz");
+      type AngularAcceleration = Real(final quantity = "AngularAcceleration", final unit = "rad/s2");
+      type RotationalSpringConstant = Real(final quantity = "RotationalSpringConstant", final unit = "N.m/rad");
+      type RotationalDampingConstant = Real(final quantity = "RotationalDampingConstant", final unit = "N.m.s/rad");
       type ElectricCharge = Real(final quantity = "ElectricCharge", final unit = "C");
       type Temperature = Real(final quantity = "ThermodynamicTemperature", final unit = "K", min = 0);
       type HeatFlowRate = Real(final quantity = "Power", final unit = "W");

@@ -203,3 +203,51 @@ def _seq(fns: list[Fn]) -> Fn:
             s(f)
         return last(f)
     return seqn
+
+
+PURE_METHODS = frozenset((
+    "len", "is_empty", "contains", "index_of", "get", "keys", "values", "to_string",
+    "to_debug", "type_of", "map", "filter", "reduce", "reduce_rev", "some", "all", "find",
+    "find_map", "extract", "first", "last", "sub_string", "starts_with", "ends_with",
+    "to_upper", "to_lower", "chars", "bytes", "abs", "floor", "ceiling", "round", "int_part",
+    "fraction", "sqrt", "to_int", "to_float", "is_nan", "is_finite", "is_infinite", "min",
+    "max", "to_json", "to_array", "as_string", "call", "curry", "name", "is_anonymous",
+    "elapsed", "start", "end", "is_odd", "is_even", "is_zero", "sign", "to_hex", "to_binary",
+    "to_octal", "zip", "equals", "to_blob", "sin", "cos", "tan", "exp", "ln", "log",
+))
+
+
+def _root_var(n: Any) -> str | None:
+    while isinstance(n, Node) and n.k in ("prop", "index", "method"):
+        n = n.obj
+    return n.name if isinstance(n, Node) and n.k == "var" else None
+
+
+def mutated_params(params: list[str], body: Any) -> set[str]:
+    """Parameters the body may change in place (so a caller's array/map must be copied on the
+    way in): property/index assignment or compound assignment through the parameter, a method
+    call on it that is not known to be pure, or capture by a closure."""
+    names = set(params)
+    out: set[str] = set()
+
+    def walk(n: Any) -> None:
+        if isinstance(n, Node):
+            k = n.k
+            if k == "assign":
+                r = _root_var(n.target)
+                if r in names and (n.target.k != "var" or n.op != "="):
+                    out.add(r)
+            elif k == "method":
+                r = _root_var(n.obj)
+                if r in names and n.name not in PURE_METHODS:
+                    out.add(r)
+            elif k == "closure":
+                out.update(names & closure_names(n, inside=True))
+            for v in n.__dict__.values():
+                walk(v)
+        elif isinstance(n, (list, tuple)):
+            for x in n:
+                walk(x)
+
+    walk(body)
+    return out

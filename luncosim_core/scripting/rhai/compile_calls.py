@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ast import Node
-from .compile_base import E, FnCtx, closure_names
+from .compile_base import PURE_METHODS, E, FnCtx, closure_names, mutated_params
 from .errors import (
     RhaiRuntimeError,
 )
@@ -45,6 +45,8 @@ class CallsMixin:
         sf.body = g if body_e.fresh else (lambda f: deep_copy(g(f)))
         sf.nslots = ctx.nslots
         sf.boxed_params = tuple(v.slot for v in params if v.boxed)
+        mutated = mutated_params(n.params, n.body)
+        sf.copy_params = tuple(i for i, p in enumerate(n.params) if p in mutated)
         sf.capture_slots = tuple(inner for _, inner in ctx.captures)
         outer_slots = tuple(o for o, _ in ctx.captures)
 
@@ -73,7 +75,12 @@ class CallsMixin:
             found = self.ctx.lookup(vn) is not None if type(vn) is str else False
             dyn = self.ctx.dynamic_ok()
             return E(lambda f: found or (dyn and vn in rt.scope), fresh=True)
-        args = [self.value(a) for a in n.args]
+        # script callees copy the parameters they may mutate; a native called in function
+        # style (not as a method) gets a copy of its first argument, so `push(a, 1)` leaves
+        # `a` alone as in Rhai
+        args = [self.expr(a).fn for a in n.args]
+        if args and name not in PURE_METHODS:
+            args[0] = self.value(n.args[0])
         local = self.ctx.lookup(name)
         fns = lib.fns.get((name, nargs))
         sf = pick_untyped(fns) if fns else None
@@ -131,7 +138,7 @@ class CallsMixin:
 
     def call_namespaced(self, n: Node) -> E:
         name, nargs = n.name, len(n.args)
-        args = [self.value(a) for a in n.args]
+        args = [self.expr(a).fn for a in n.args]  # callees copy what they may mutate
         rt, lib = self.rt, self.lib
         file, line, col = self.file, n.line, n.col
         if n.ns == ["global"]:
@@ -164,7 +171,7 @@ class CallsMixin:
     def x_method(self, n: Node) -> E:
         getter, setter = self.place_or_value(n.obj)
         name = n.name
-        args = [self.value(a) for a in n.args]
+        args = [self.expr(a).fn for a in n.args]  # callees copy what they may mutate
         rt, lib = self.rt, self.lib
         file, line, col = self.file, n.line, n.col
         safe = n.safe

@@ -156,23 +156,29 @@ class FlowMixin:
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
             i = 0
-            for x in seq:
-                rt.ops += 1
-                if rt.ops > rt.max_ops:
-                    raise rt.too_many_ops().locate(file, line, col)
-                if type(x) in _CONTAINERS:
-                    x = deep_copy(x)
-                f[s] = Cell(x) if boxed else x
-                if si is not None:
-                    f[si] = Cell(i) if iboxed else i
-                i += 1
-                try:
-                    body(f)
-                except ContinueSignal:
-                    pass
-                except BreakSignal as b:
-                    return b.value
+            n, lim = 0, budget()
+            try:
+                for x in seq:
+                    n += 1
+                    if n >= lim:
+                        rt.ops += n
+                        n, lim = 0, budget()
+                    if type(x) in _CONTAINERS:
+                        x = deep_copy(x)
+                    f[s] = Cell(x) if boxed else x
+                    if si is not None:
+                        f[si] = Cell(i) if iboxed else i
+                    i += 1
+                    try:
+                        body(f)
+                    except ContinueSignal:
+                        pass
+                    except BreakSignal as b:
+                        return b.value
+            finally:
+                rt.ops += n
             return Unit
+        budget = _budget_fn(rt, file, line, col)
         return E(for_)
 
     def x_switch(self, n: Node) -> E:
@@ -247,6 +253,17 @@ class FlowMixin:
                     f[v.slot] = Cell(val) if v.boxed else val
                 return catch(f)
         return E(try_)
+
+
+def _budget_fn(rt: Runtime, file: str, line: int, col: int) -> Callable[[], int]:
+    """How many iterations a loop may count locally before reporting to the runtime."""
+
+    def budget() -> int:
+        left = rt.max_ops - rt.ops
+        if left <= 0:
+            raise rt.too_many_ops().locate(file, line, col)
+        return left if left < 4096 else 4096
+    return budget
 
 
 def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],

@@ -26,6 +26,7 @@ from .compile_base import (
     closure_names,
     error_map,
     iterate,
+    mutated_params,
 )
 from .compile_calls import CallsMixin
 from .compile_flow import FlowMixin
@@ -96,6 +97,8 @@ class Compiler(FlowMixin, CallsMixin):
         self.ctx = ctx
         params = [ctx.declare(p) for p in fd.params]
         sf.boxed_params = tuple(v.slot for v in params if v.boxed)
+        mutated = mutated_params(fd.params, fd.body)
+        sf.copy_params = tuple(i for i, p in enumerate(fd.params) if p in mutated)
         sf.body = self.block_body(fd.body.stmts, new_scope=True, ret_copy=True)
         sf.nslots = ctx.nslots
         self.ctx = saved

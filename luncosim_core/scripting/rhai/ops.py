@@ -16,6 +16,7 @@ from .values import (
     I64_MIN,
     Char,
     RhaiRange,
+    Timestamp,
     deep_copy,
     rhai_equals,
     to_display,
@@ -74,6 +75,8 @@ def add(a: Any, b: Any) -> Any:
         return r
     if ta is bytearray and tb is bytearray:
         return a + b
+    if ta is Timestamp and (tb is int or tb is float):
+        return Timestamp(a.t + b)
     raise no_fn("+", a, b)
 
 
@@ -109,6 +112,13 @@ def sub(a: Any, b: Any) -> Any:
         raise overflow("-", a, b)
     if (ta is float or ta is int) and (tb is float or tb is int):
         return a - b
+    if ta is str and (tb is str or tb is Char):
+        return a.replace(str(b), "")  # string minus string/char removes every occurrence
+    if ta is Timestamp:
+        if tb is Timestamp:
+            return a.t - b.t  # seconds between two timestamps
+        if tb is int or tb is float:
+            return Timestamp(a.t - b)
     raise no_fn("-", a, b)
 
 
@@ -219,10 +229,24 @@ def bxor(a: Any, b: Any) -> Any:
     raise no_fn("^", a, b)
 
 
+def _char_str_key(v: Any) -> tuple[str, str]:
+    """Rhai compares a char with a string by their first two characters (missing sorts
+    first), so ``'a' == "a"`` and ``'a' < "ab"``."""
+    s = str(v)
+    return (s[0] if s else "", s[1] if len(s) > 1 else "")
+
+
+def _char_str(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    return (ta is Char and tb is str) or (ta is str and tb is Char)
+
+
 def eq(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     if ta is tb and ta is not list and ta is not dict:
         return a == b
+    if _char_str(a, b):
+        return _char_str_key(a) == _char_str_key(b)
     return rhai_equals(a, b)
 
 
@@ -230,27 +254,45 @@ def ne(a: Any, b: Any) -> bool:
     return not eq(a, b)
 
 
-def _ordered(a: Any, b: Any) -> bool:
+_ORDERED = (int, float, str, Char, bool)
+
+
+def _compare(op: str, a: Any, b: Any) -> Any:
+    """Rhai's ordering rules: numbers mix; a char and a string compare by their first two
+    characters; other mismatched types compare false; same-typed values without an ordering
+    (arrays, maps, ...) have no such operator."""
     ta, tb = type(a), type(b)
     if ta is tb:
-        return ta in (int, float, str, Char, bool)
-    return (ta is int or ta is float) and (tb is int or tb is float)
+        if ta in _ORDERED:
+            return _PY_CMP[op](a, b)
+        raise no_fn(op, a, b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return _PY_CMP[op](a, b)
+    if _char_str(a, b):
+        return _PY_CMP[op](_char_str_key(a), _char_str_key(b))
+    return False
+
+
+_PY_CMP = {
+    "<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
+    ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
+}
 
 
 def lt(a: Any, b: Any) -> bool:
-    return a < b if _ordered(a, b) else False
+    return _compare("<", a, b)
 
 
 def le(a: Any, b: Any) -> bool:
-    return a <= b if _ordered(a, b) else False
+    return _compare("<=", a, b)
 
 
 def gt(a: Any, b: Any) -> bool:
-    return a > b if _ordered(a, b) else False
+    return _compare(">", a, b)
 
 
 def ge(a: Any, b: Any) -> bool:
-    return a >= b if _ordered(a, b) else False
+    return _compare(">=", a, b)
 
 
 def neg(a: Any) -> Any:

@@ -58,6 +58,7 @@ class ScriptFn:
     nslots: int = 1
     body: Callable[[list], Any] | None = None
     boxed_params: tuple[int, ...] = ()
+    copy_params: tuple[int, ...] = ()  # argument indices the body may mutate: copied on entry
     this_type: str | None = None
     private: bool = False
     capture_slots: tuple[int, ...] = ()  # closures: where captured cells go in the frame
@@ -192,6 +193,8 @@ class Runtime:
         f: list[Any] = [None] * sf.nslots
         f[0] = this
         f[1:1 + len(args)] = args
+        for i in sf.copy_params:
+            f[1 + i] = deep_copy(f[1 + i])
         for s in sf.boxed_params:
             f[s] = Cell(f[s])
         if cells:

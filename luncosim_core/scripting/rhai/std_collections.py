@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .errors import FnNotFound, RhaiRuntimeError
+from .errors import FnNotFound, RhaiLimitError, RhaiRuntimeError
 from .ops import eq
 from .runtime import WriteBack
 from .std_core import native
@@ -221,23 +221,30 @@ def _split(c: Any, sep: Any = None, segments: Any = None) -> Any:
     raise FnNotFound
 
 
-@native("pad")
-def _pad(c: Any, n: Any, v: Any) -> Any:
+@native("pad", ctx=True)
+def _pad(rt: Any, c: Any, n: Any, v: Any) -> Any:
     n = _int(n)
+    lim = rt.limits
     if type(c) is list:
+        if lim.max_array_size and n > lim.max_array_size:
+            raise RhaiLimitError(f"Size of array too large: {n} > {lim.max_array_size}")
         if len(c) < n:
             c.extend(deep_copy(v) for _ in range(n - len(c)))
         return Unit
     if type(c) is bytearray:
+        if lim.max_array_size and n > lim.max_array_size:
+            raise RhaiLimitError(f"Size of blob too large: {n} > {lim.max_array_size}")
         if len(c) < n:
             c.extend([_int(v) & 0xFF] * (n - len(c)))
         return Unit
     if type(c) is str:
+        if lim.max_string_size and n > lim.max_string_size:
+            raise RhaiLimitError(f"Length of string too large: {n} > {lim.max_string_size}")
         fill = _text(v)
-        out = c
-        while len(out) < n and fill:
-            out += fill
-        return WriteBack(out[:max(n, len(c))])
+        if len(c) >= n or not fill:
+            return WriteBack(c)
+        reps = (n - len(c)) // len(fill) + 1
+        return WriteBack((c + fill * reps)[:n])
     raise FnNotFound
 
 
@@ -676,7 +683,9 @@ def _fill_with(m: Any, other: Any) -> Any:
 
 @native("to_json")
 def _to_json(m: Any) -> str:
+    """Compact JSON with keys in Rhai's (sorted) order; NaN and infinities become null."""
     import json
+    import math
 
     def conv(v: Any) -> Any:
         t = type(v)
@@ -686,16 +695,21 @@ def _to_json(m: Any) -> str:
             return [conv(x) for x in v]
         if v is Unit:
             return None
-        if t in (int, float, bool, str):
+        if t is float:
+            return v if math.isfinite(v) else None
+        if t in (int, bool, str):
             return v
         return to_display(v)
-    return json.dumps(conv(_map_(m)), separators=(",", ":"))
+    return json.dumps(conv(_map_(m)), separators=(",", ":"), allow_nan=False)
 
 
 # ── BLOBs ──────────────────────────────────────────────────────────────────────────────
-@native("blob")
-def _blob(n: Any = 0, v: Any = 0) -> bytearray:
-    return bytearray([_int(v) & 0xFF]) * max(0, _int(n))
+@native("blob", ctx=True)
+def _blob(rt: Any, n: Any = 0, v: Any = 0) -> bytearray:
+    n = max(0, _int(n))
+    if rt.limits.max_array_size and n > rt.limits.max_array_size:
+        raise RhaiLimitError(f"Size of blob too large: {n} > {rt.limits.max_array_size}")
+    return bytearray([_int(v) & 0xFF]) * n
 
 
 @native("to_array")

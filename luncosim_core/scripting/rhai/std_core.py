@@ -21,6 +21,7 @@ from .values import (
     RhaiRange,
     Timestamp,
     Unit,
+    deep_copy,
     to_debug,
     to_display,
     type_of,
@@ -101,7 +102,7 @@ def _call(rt: Any, fp: Any, *args: Any) -> Any:
 def _curry(fp: Any, *args: Any) -> FnPtr:
     if type(fp) is not FnPtr:
         raise FnNotFound
-    return FnPtr(fp.name, fp.curry + args, fp.closure)
+    return FnPtr(fp.name, fp.curry + tuple(deep_copy(a) for a in args), fp.closure)
 
 
 @native("is_def_fn", ctx=True)
@@ -353,6 +354,8 @@ def _parse_int(s: Any, radix: Any = 10) -> int:
         raise FnNotFound
     if not 2 <= radix <= 36:
         raise RhaiRuntimeError(f"Invalid radix: '{radix}'")
+    if "_" in s:
+        raise RhaiRuntimeError(f"Error parsing integer number '{s}'")
     try:
         v = int(s.strip(), radix)
     except ValueError:
