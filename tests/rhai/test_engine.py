@@ -295,8 +295,9 @@ def test_import_resolves_inside_the_module_roots(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("path", "fragment"), [
     ("../outside", "escapes the module roots"),
     ("lib/../../outside", "escapes the module roots"),
-    ("/etc/passwd", "absolute"),
-    (str(Path("/tmp/outside").resolve()), "absolute"),
+    # a leading "/" means "from a module root": it can never reach the filesystem root
+    ("/etc/passwd", "Module not found: /etc/passwd"),
+    (str(tmp_outside := Path("/tmp/outside").resolve()), f"Module not found: {tmp_outside}"),
     ("C:/windows/system", "absolute"),
     ("lib/missing", "Module not found: lib/missing"),
 ])
@@ -310,6 +311,13 @@ def test_import_refuses_escapes_and_absolute_paths(tmp_path: Path, path: str,
         eng.run(eng.compile(f'import "{path}" as m; m::LEAK', file="main.rhai"))
     assert fragment in ei.value.message
     assert (ei.value.file, ei.value.line) == ("main.rhai", 1)
+
+
+def test_leading_slash_resolves_from_the_module_root(tmp_path: Path) -> None:
+    root = tmp_path / "assets"
+    _write(root, "scripting/lib/shots.rhai", "export const N = 7;")
+    eng = Engine(module_roots=[root])
+    assert eng.eval('import "/scripting/lib/shots" as s; s::N') == 7
 
 
 def test_import_refuses_a_symlink_that_leaves_the_root(tmp_path: Path) -> None:

@@ -376,8 +376,12 @@ class Engine:
         return (Unit if r is None else r), f
 
     def _resolve(self, path: str, file: str, line: int, col: int) -> Path:
-        p = PurePosixPath(path.replace("\\", "/"))
-        if p.is_absolute() or path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        # a leading "/" means "from a module root" (asset-root relative), never the filesystem root
+        rooted = path.replace("\\", "/")
+        if rooted.startswith("/") and not rooted.startswith("//"):
+            rooted = rooted.lstrip("/")
+        p = PurePosixPath(rooted)
+        if p.is_absolute() or rooted.startswith(("/", "\\")) or (len(rooted) > 1 and rooted[1] == ":"):
             raise RhaiRuntimeError(f"Module path '{path}' is absolute; only paths relative to "
                                    "the module roots are allowed", file, line, col)
         if ".." in p.parts:
