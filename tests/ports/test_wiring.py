@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from luncosim_core.api import CausalTrace, GetBrokenConnections, ListConnections, ListPorts, QueryUsdPrim, SetPorts
+from luncosim_core.api import (
+    CausalTrace,
+    GetBrokenConnections,
+    ListConnections,
+    ListPorts,
+    QueryUsdPrim,
+    SetPorts,
+)
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import Wire
 from luncosim_core.ports.units import UnitError, conversion

@@ -159,5 +159,5 @@ def test_communication_period_steps_every_k_ticks(writer, tmp_path):
     for _ in range(9):
         sim.tick()
         seen.append(sim.read("/W/Setpoint", "y"))
-    changes = sum(1 for a, b in zip(seen, seen[1:]) if a != b)
+    changes = sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
     assert changes == 2  # stepped at ticks 3, 6, 9 only

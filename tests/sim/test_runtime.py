@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pxr import Usd
 
 from luncosim_core.api import ReadPorts, SetPorts
 from luncosim_core.sim import CommandQueueFull, Simulation, SimulationWorker
 from luncosim_core.sim.simulation import open_simulation
-from pxr import Usd
 
 LUNCOSIM = str(Path(sys.executable).with_name("luncosim"))
 
