@@ -198,6 +198,8 @@ class ModelicaProgram:
 
     # -- participant protocol -------------------------------------------------------------
     def wait_reason(self, sim) -> str:
+        if getattr(self, "_reload", None) is not None:
+            self._commit_reload(sim)
         if self.error or self.participant is not None:
             return ""
         if self.future is not None and not self.future.done():
@@ -214,6 +216,48 @@ class ModelicaProgram:
             self._commit(compiled)
             sim.rebind_participant(self)
         return ""
+
+    def poll_source(self, sim) -> bool:
+        """Hot reload: if the source file changed, recompile in the background.
+
+        The running model keeps stepping until the new compile commits; a compile error keeps the
+        running version and reports the error. Returns True when a recompile was started.
+        """
+        if self.is_fmu or self.source_path is None or not self.source_path.exists():
+            return False
+        text = self.source_path.read_text(encoding="utf-8")
+        revision = hashlib.sha256(text.encode()).hexdigest()
+        if revision == self.revision:
+            return False
+        self.text, self.revision = text, revision
+        self._reload = compile_async(self.source_path, text, getattr(self, "_library_roots", ()))
+        return True
+
+    def _commit_reload(self, sim) -> None:
+        fut = getattr(self, "_reload", None)
+        if fut is None or not fut.done():
+            return
+        self._reload = None
+        compiled = fut.result()
+        if compiled.source_hash != self.revision:
+            return  # superseded by a newer edit: its own compile will commit
+        if not compiled.ok:
+            for d in compiled.diagnostics:
+                self._diags.append(Diagnostic(d.severity, d.code, d.message, path=self.prim_path, layer=d.layer,
+                                              line=d.line, column=d.column, source="modelica"))
+            self._diags.append(Diagnostic("warning", "modelica.reload-kept",
+                                          "the edited source did not compile; the running version continues",
+                                          path=self.prim_path, source="modelica"))
+            return
+        old, old_error = self.participant, self.error
+        self.error = ""
+        self._commit(compiled)
+        if self.participant is None:  # new interface is broken: keep the old one
+            self.participant, self.error = old, old_error
+            return
+        self._diags.append(Diagnostic("info", "modelica.reloaded", "recompiled after a source change; state restarted",
+                                      path=self.prim_path, source="modelica"))
+        sim.rebind_participant(self)
 
     def wait_for_compile(self, timeout: float | None = None) -> None:
         if self.future is not None:

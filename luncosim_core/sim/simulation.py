@@ -157,6 +157,15 @@ class Simulation:
         """A participant did not step this tick (e.g. a pending input); shown in the snapshot."""
         self.waits[prim_path] = reason
 
+    def poll_sources(self) -> list[str]:
+        """Hot reload: ask every participant whether its source changed; names those reloading."""
+        changed = []
+        for part in self.participants:
+            poll = getattr(part, "poll_source", None)
+            if poll is not None and poll(self):
+                changed.append(part.prim_path)
+        return changed
+
     def wait_until_ready(self, timeout: float | None = 60.0) -> str:
         """Block until every participant has committed its first compile; the remaining reason."""
         for part in self.participants:

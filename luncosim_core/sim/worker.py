@@ -36,7 +36,9 @@ class SimulationWorker:
     snapshot_ready = Signal(object)  # WorkbenchSnapshot
     faulted = Signal(object)  # Diagnostic
 
-    def __init__(self, factory: Callable[[], Simulation], *, speed: float | None = 1.0) -> None:
+    def __init__(self, factory: Callable[[], Simulation], *, speed: float | None = 1.0,
+                 poll_interval: float = 0.5) -> None:
+        self.poll_interval = poll_interval  # seconds between hot-reload source checks (0 = never)
         self._factory = factory
         self._inbox: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
         self._thread: threading.Thread | None = None
@@ -122,14 +124,23 @@ class SimulationWorker:
             return
         self._publish()
         next_due = time.perf_counter()
+        next_poll = next_due + self.poll_interval
         window: list[tuple[float, float]] = []
         while not self._stop.is_set():
+            if self.poll_interval and time.perf_counter() >= next_poll and self.sim is not None:
+                next_poll = time.perf_counter() + self.poll_interval
+                try:
+                    self.sim.poll_sources()
+                except Exception as exc:  # a source that cannot be read is a diagnostic, not a dead thread
+                    self.sim._new_diags.append(Diagnostic("warning", "source-poll-failed", str(exc), source="runtime"))
             active = self._running or self._steps > 0
             timeout = None
             if active and self._speed is not None and self._steps == 0:
                 timeout = max(0.0, next_due - time.perf_counter())
             elif active:
                 timeout = 0.0
+            elif self.poll_interval:
+                timeout = self.poll_interval
             try:
                 msg = self._inbox.get(timeout=timeout) if timeout != 0.0 else self._inbox.get_nowait()
                 if self._handle(msg):

@@ -161,3 +161,28 @@ def test_communication_period_steps_every_k_ticks(writer, tmp_path):
         seen.append(sim.read("/W/Setpoint", "y"))
     changes = sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
     assert changes == 2  # stepped at ticks 3, 6, 9 only
+
+
+def test_hot_reload_recompiles_keeps_running_and_survives_a_broken_edit(writer, tmp_path):
+    model = writer(tmp_path / "models" / "Lag.mo", "model Lag\n  input Real u;\n  output Real y(start = 0, fixed = true);\nequation\n  der(y) = u - y;\nend Lag;\n")
+    scene = HINGE.replace("@lunco://models/Workbench/Control/FirstOrder.mo@", "@twin://models/Lag.mo@").replace("float inputs:T = 0.3\n", "")
+    sim = open_simulation(writer(tmp_path / "s.usda", scene))
+    sim.wait_until_ready(120)
+    sim.run(30)
+    # a broken edit: the running version continues, the error is reported
+    model.write_text("model Lag\n  input Real u;\n  output Real y;\nequation\n  der(y) = u - ;\nend Lag;\n")
+    assert sim.poll_sources() == ["/W/Setpoint"]
+    prog = next(p for p in sim.participants if p.prim_path == "/W/Setpoint")
+    prog._reload.result(120)
+    sim.run(1)
+    kept = [d for d in sim.snapshot().diagnostics if d.code == "modelica.reload-kept"]
+    y = sim.read("/W/Setpoint", "y")
+    sim.run(1)
+    assert sim.read("/W/Setpoint", "y") != y  # still stepping
+    assert kept or any(d.code == "modelica.reload-kept" for d in prog.take_diagnostics())
+    # a good edit: gain 2 -> y heads for 2 * u
+    model.write_text("model Lag\n  input Real u;\n  output Real y(start = 0, fixed = true);\nequation\n  der(y) = 2 * u - y;\nend Lag;\n")
+    assert sim.poll_sources() == ["/W/Setpoint"]
+    prog._reload.result(120)
+    sim.run(600)
+    assert sim.read("/W/Setpoint", "y") == pytest.approx(2.4, rel=0.01)
