@@ -23,6 +23,7 @@ what makes a reloaded scenario behave the same as a freshly opened one)."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -347,20 +348,26 @@ def _anchor_of(attr) -> str | None:
     return None
 
 
+_MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
+
+
 def is_rhai_program(prim) -> bool:
-    """Rhai when ``info:language`` says so, when the asset is a ``.rhai`` file, or when inline
-    code with no language defines functions and is not Modelica."""
-    lang = prim.GetAttribute("info:language")
-    if lang and lang.HasAuthoredValue():
-        return str(lang.Get()).strip().lower() == "rhai"
-    code = prim.GetAttribute("info:sourceCode")
-    if code and code.HasAuthoredValue() and code.Get():
-        text = str(code.Get())
-        modelica = any(w in text.split() for w in ("model", "block", "equation", "within", "package"))
-        return "fn " in text and not modelica
+    """Rhai when the asset is a ``.rhai`` file, or for inline ``info:sourceCode`` when its
+    language (``info:sourceCode:language`` or ``info:language``) says rhai, or, with no language
+    given, when the code is not Modelica."""
     attr = prim.GetAttribute("info:sourceAsset")
-    asset = attr.Get() if attr else None
-    return asset is not None and asset.path.lower().endswith(".rhai")
+    if attr and attr.HasAuthoredValue():
+        asset = attr.Get()
+        text = asset.path if hasattr(asset, "path") else str(asset)
+        return text.lower().endswith(".rhai")
+    code = prim.GetAttribute("info:sourceCode")
+    if not (code and code.HasAuthoredValue()):
+        return False
+    for name in ("info:sourceCode:language", "info:language"):
+        lang = prim.GetAttribute(name)
+        if lang and lang.HasAuthoredValue():
+            return str(lang.Get()).strip().lower() == "rhai"
+    return not _MODELICA_RE.search(str(code.Get() or ""))
 
 
 def scenario_params(prim) -> tuple[dict[str, Any], list[Diagnostic]]:

@@ -10,6 +10,7 @@ declares ``expect_runtime_fault(kind)`` passes when that fault ends the run."""
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,8 @@ def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tic
     return report
 
 
-def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None) -> None:
+def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None,
+         wait_timeout_s: float = 300.0) -> None:
     from luncosim_core.scripting.scenario import scenarios_of
 
     scenarios = scenarios_of(sim)
@@ -115,13 +117,14 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
     faults: list[Diagnostic] = []
     seen_faults: set[int] = set()
     waited = 0
+    wait_deadline = None
     if sim.fault is not None and sim.tick_count == 0:
         # the world faulted while loading: run the scenarios' first hooks anyway, so what they
         # declare in on_start (an expected fault) is known when the run is judged
         for s in scenarios:
             s.wait_reason(sim)
             s.step(sim)
-    while sim.tick_count < max_ticks and waited < max_ticks:
+    while sim.tick_count < max_ticks:
         advanced = sim.tick()
         for s in scenarios:
             if s.fault is not None and id(s.fault) not in seen_faults:
@@ -140,10 +143,19 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
             break
         if not advanced:
             waited += 1
-            if sim.status_reason and waited == 1:
-                out(f"waiting: {sim.status_reason}")
             if not sim.status_reason:
                 break
+            # a participant is preparing (e.g. a model compiling off-thread): simulated time
+            # does not move while it waits, so waiting in wall time keeps results deterministic
+            now = time.monotonic()
+            if wait_deadline is None:
+                out(f"waiting: {sim.status_reason}")
+                wait_deadline = now + wait_timeout_s
+            elif now > wait_deadline:
+                break
+            time.sleep(0.005)
+            continue
+        wait_deadline = None
         if scenarios and all(s.state in ("failed", "faulted") for s in scenarios):
             break
     if sim.status_reason and not report.verdicts:

@@ -49,12 +49,9 @@ def uri_display(asset: str) -> str:
     return asset
 
 
-def layer_display(identifier: str, roots: AssetRoots) -> str:
-    """A readable layer name: the real file path, or the URI form for mounted layers."""
-    shown = uri_display(identifier)
-    if "://" in shown:
-        return shown
-    return shown
+def layer_display(identifier: str, roots: AssetRoots | None = None) -> str:
+    """A readable layer name: the file path, or the URI form for layers reached through a URI."""
+    return uri_display(identifier)
 
 
 def parse_layer_error(text: str) -> tuple[str | None, int | None, int | None, str]:
@@ -228,18 +225,19 @@ def compose(
             continue
         missing.append((referring, dep, kind))
 
-    # authored order: position of (referring, dependency) in the dependency walk
-    def rank(item: tuple[str, str, str]) -> int:
-        layer, dep, _ = item
-        for i, (lid, d) in enumerate(order):
-            if uri_display(d) == dep or d == dep:
-                if layer_display(lid, roots) == layer or lid.endswith(layer) or layer.endswith(Path(lid).name):
-                    return i
-        for i, (_, d) in enumerate(order):
-            if uri_display(d).split("://")[-1].lstrip("./") == dep.split("://")[-1].lstrip("./"):
-                return i
-        return len(order)
+    # authored order: the position of (referring layer, dependency) in the dependency walk.
+    # USD names a relative dependency by its anchored path; map both spellings to the authored one.
+    authored_at: dict[tuple[str, str], tuple[int, str]] = {}
+    for i, (lid, d) in enumerate(order):
+        referring_name = layer_display(lid, roots)
+        anchored = d if "://" in d or os.path.isabs(d) else os.path.normpath(os.path.join(os.path.dirname(lid), d))
+        for spelling in (uri_display(d), anchored):
+            authored_at.setdefault((referring_name, spelling), (i, uri_display(d)))
 
+    def rank(item: tuple[str, str, str]) -> int:
+        return authored_at.get((item[0], item[1]), (len(order), ""))[0]
+
+    missing = [(lay, authored_at.get((lay, dep), (0, dep))[1] or dep, kind) for lay, dep, kind in missing]
     missing.sort(key=rank)
     # de-duplicate (the same arc is reported once per prim that composes it)
     seen: set[tuple[str, str]] = set()
