@@ -23,11 +23,12 @@ def _print_diagnostics(diags, as_json: bool, out=None) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Compose each scene or asset and report diagnostics; exit 1 when any is an error."""
+    from luncosim_core.lint import run_lint
     from luncosim_core.usd.validate import validate_path
 
     all_diags = []
     for path in args.paths:
-        diags = validate_path(path, args.lunco_root)
+        diags = validate_path(path, args.lunco_root, lint=run_lint)
         all_diags.extend(diags)
         if not args.json:
             errors = sum(d.is_error for d in diags)
@@ -293,6 +294,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=int, default=1600)
     p.add_argument("--height", type=int, default=1000)
     p.set_defaults(func=cmd_screenshot)
+
+    from luncosim_core.scripting.cli_verbs import add_scripting_verbs
+
+    add_scripting_verbs(sub)  # test, rhai
     return parser
 
 

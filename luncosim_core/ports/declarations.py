@@ -30,11 +30,27 @@ def _meta(attr: Usd.Attribute) -> tuple[str, float | None, float | None, str]:
     return unit, lo, hi, attr.GetDocumentation() or ""
 
 
+# UsdShade networks also use inputs:/outputs: with connections; they are shading, not signals
+SHADING_TYPES = frozenset({"Material", "Shader", "NodeGraph"})
+
+
+def signal_prims(stage: Usd.Stage):
+    """Prims whose inputs:/outputs: are signal ports (everything but shading networks)."""
+    it = iter(Usd.PrimRange(stage.GetPseudoRoot()))
+    for prim in it:
+        if prim.GetTypeName() in SHADING_TYPES:
+            it.PruneChildren()
+            continue
+        if prim.IsPseudoRoot():
+            continue
+        yield prim
+
+
 def read_declarations(stage: Usd.Stage) -> tuple[list[PortDecl], list[Diagnostic]]:
     """Every ``inputs:``/``outputs:``/``connectors:`` attribute on the composed stage, by path."""
     decls: list[PortDecl] = []
     diags: list[Diagnostic] = []
-    for prim in stage.Traverse():
+    for prim in signal_prims(stage):
         for attr in prim.GetAttributes():
             name = attr.GetName()
             ns, sep, bare = name.partition(":")
@@ -59,7 +75,7 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl]) -> list[Wire]:
     ``declared`` maps ``/Prim.namespace:name`` (attribute path) to its declaration.
     """
     wires: list[Wire] = []
-    for prim in stage.Traverse():
+    for prim in signal_prims(stage):
         for attr in prim.GetAttributes():
             if not attr.HasAuthoredConnections():
                 continue
@@ -92,7 +108,7 @@ def connector_diagnostics(stage: Usd.Stage) -> list[Diagnostic]:
     """``connectors:`` properties with no connection either way are orphans (a warning)."""
     connected: set[str] = set()
     connectors: list[Usd.Attribute] = []
-    for prim in stage.Traverse():
+    for prim in signal_prims(stage):
         for attr in prim.GetAttributes():
             if attr.GetName().startswith("connectors:"):
                 connectors.append(attr)

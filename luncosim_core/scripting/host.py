@@ -172,7 +172,7 @@ def bind_host_api(engine: Engine, rt: ScenarioRuntime) -> None:
         prim = sim.stage.GetPrimAtPath(p)
         if not prim:
             return None
-        pos, q = sim.world_pose(p)
+        pos, q = live_pose(sim, p)
         if not all(math.isfinite(x) for x in pos + q):
             return None
         return pos, (q[1], q[2], q[3], q[0])
@@ -318,6 +318,9 @@ def bind_host_api(engine: Engine, rt: ScenarioRuntime) -> None:
     def rand_int(lo: int, hi: int) -> int:
         return lo if hi <= lo else lo + int(rand() * (hi - lo))
 
+    def is_unattended() -> bool:
+        return bool(rt.unattended)
+
     def track_entity_read(ident: Any) -> bool:
         p = rt.path_of(ident)
         cur = rt.current
@@ -343,9 +346,49 @@ def bind_host_api(engine: Engine, rt: ScenarioRuntime) -> None:
         "cmd": cmd, "query": query, "to_json": to_json_text,
         "rand": rand, "rand_range": rand_range, "rand_int": rand_int,
         "track_entity_read": track_entity_read, "track_entity_write": track_entity_write,
+        "is_unattended": is_unattended,
     }
     for n, f in fns.items():
         engine.register_fn(n, f)
+
+
+def live_pose(sim, path: str) -> tuple[list[float], list[float]]:
+    """World pose (metres; quaternion w, x, y, z) of a prim as simulated: a body's own pose; a
+    prim inside a body rides on that body (its authored offset from the body, carried by the
+    body's simulated pose); anything else is its composed transform."""
+    world = sim.world
+    bodies = set(world.body_paths) if world is not None else set()
+    if path in bodies or not bodies:
+        return sim.world_pose(path)
+    host = path.rsplit("/", 1)[0]
+    while host and host not in bodies:
+        host = host.rsplit("/", 1)[0]
+    if not host:
+        return sim.world_pose(path)
+    from pxr import Gf, Usd, UsdGeom
+
+    def authored(prim_path: str):
+        prim = sim.stage.GetPrimAtPath(prim_path)
+        xf = UsdGeom.Xformable(prim)
+        if not xf:
+            return None
+        m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+        return m.ExtractTranslation(), m.RemoveScaleShear().ExtractRotationQuat()
+
+    a_body, a_prim = authored(host), authored(path)
+    if a_body is None or a_prim is None:
+        return sim.world_pose(path)
+    mpu = UsdGeom.GetStageMetersPerUnit(sim.stage)
+    (tb, qb), (tc, qc) = a_body, a_prim
+    offset = qb.GetInverse().Transform(Gf.Vec3d(tc - tb) * mpu)  # in the body's frame, metres
+    rel = qb.GetInverse() * qc
+    p_live, q_live = sim.world_pose(host)
+    ql = Gf.Quatd(q_live[0], Gf.Vec3d(q_live[1], q_live[2], q_live[3]))
+    d = ql.Transform(offset)
+    qw = ql * rel
+    im = qw.GetImaginary()
+    return ([p_live[0] + d[0], p_live[1] + d[1], p_live[2] + d[2]],
+            [qw.GetReal(), im[0], im[1], im[2]])
 
 
 def read_param(prim, key: str) -> Any:

@@ -59,6 +59,8 @@ class ScenarioRuntime:
         self.engine.on_print = lambda s: self.on_print(s)
         self.engine.on_debug = lambda s: self.on_print(s)
         self.current: ScenarioParticipant | None = None
+        #: nobody is at the controls (a headless test run): scenarios may drive themselves
+        self.unattended = False
         self.planning = False
         self.paths: list[str] = [str(p.GetPath()) for p in sim.stage.Traverse()]
         self.ids: dict[str, int] = {p: i + 1 for i, p in enumerate(self.paths)}

@@ -65,6 +65,7 @@ class ScenarioParticipant:
         self.source_path = source_path
         self.params = params
         self.diagnostics: list[Diagnostic] = list(initial_diagnostics or [])
+        self.history: list[Diagnostic] = []  # diagnostics already taken by the scheduler
         self.source = source
         self.revision = 0
         self.ast: AST | None = None
@@ -77,7 +78,6 @@ class ScenarioParticipant:
         self.subscriptions: set[str] = set()
         self.subscription_prefixes: set[str] = set()
         self.rand_calls = 0
-        self.hook_calls = 0
         self._stamp: tuple[int, int] | None = None
         if source_path is not None:
             try:
@@ -94,9 +94,6 @@ class ScenarioParticipant:
     @property
     def me(self) -> int:
         return self.runtime.id_of(self.prim_path)
-
-    def source_hash(self) -> str:
-        return hashlib.sha256((self.source or "").encode()).hexdigest()
 
     # -- compile / prepare -------------------------------------------------------------
     def _compile(self, source: str) -> bool:
@@ -117,16 +114,15 @@ class ScenarioParticipant:
         rt = self.runtime
         prev, rt.current = rt.current, self
         try:
-            self.hook_calls += 1
             return rt.engine.call_fn(self.ast, name, args, this=self.this, scope=self.scope)
         finally:
             rt.current = prev
 
     def _fault(self, err: RhaiError, what: str) -> None:
-        self.fault = _diag(err, self.prim_path, what)
-        self.fault = Diagnostic("error", "scenario-runtime-error", self.fault.message, path=self.prim_path,
-                                layer=self.fault.layer, line=self.fault.line, column=self.fault.column,
-                                source="scenario", data={"kind": err.kind})
+        d = _diag(err, self.prim_path, what)
+        self.fault = Diagnostic("error", "scenario-runtime-error", d.message, path=self.prim_path,
+                                layer=d.layer, line=d.line, column=d.column, source="scenario",
+                                data={"kind": err.kind})
         self.diagnostics.append(self.fault)
         self.state = "faulted"
 
@@ -247,7 +243,12 @@ class ScenarioParticipant:
     def take_diagnostics(self) -> list[Diagnostic]:
         out, self.diagnostics = self.diagnostics, []
         out += self.runtime.take_diagnostics()
+        self.history += out
         return out
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        """Everything this scenario reported so far (taken or not)."""
+        return self.history + self.diagnostics
 
     def close(self) -> None:
         if self.state == "prepared":
@@ -309,11 +310,11 @@ class ScenarioParticipant:
 # ---------------------------------------------------------------------------------------
 def scenario_source(prim, roots) -> tuple[str | None, str, Path | None, list[Diagnostic]]:
     """(source text, file label, file path, diagnostics) of a scenario prim; source is None
-    when it cannot be read. Inline ``info:sourceCode`` wins over ``info:sourceAsset``."""
+    when it cannot be read. The source is chosen as in :func:`_source_kind`."""
     path = str(prim.GetPath())
-    code = prim.GetAttribute("info:sourceCode")
-    if code and code.HasAuthoredValue() and code.Get():
-        return str(code.Get()), f"{path}.info:sourceCode", None, []
+    kind = _source_kind(prim)
+    if kind == "code":
+        return str(prim.GetAttribute("info:sourceCode").Get()), f"{path}.info:sourceCode", None, []
     attr = prim.GetAttribute("info:sourceAsset")
     asset = attr.Get() if attr else None
     authored = asset.path if asset is not None else ""
@@ -324,8 +325,7 @@ def scenario_source(prim, roots) -> tuple[str | None, str, Path | None, list[Dia
                                              path=path, source="scenario")]
     file: Path | None = None
     if roots is not None:
-        anchor = _anchor_of(attr)
-        check = roots.resolve_file(authored, anchor)
+        check = roots.resolve_file(authored, _anchor_of(attr))
         if check.refused:
             d = check.diagnostic
             return None, authored, None, [Diagnostic(d.severity, d.code, f"{path} info:sourceAsset: {d.message}",
@@ -348,26 +348,42 @@ def _anchor_of(attr) -> str | None:
     return None
 
 
+def _source_kind(prim) -> str | None:
+    """Which source a program uses: ``info:implementationSource`` when authored, else the asset
+    when one is authored, else inline code."""
+    impl = prim.GetAttribute("info:implementationSource")
+    if impl and impl.HasAuthoredValue():
+        v = str(impl.Get())
+        if v in ("sourceAsset", "sourceCode"):
+            return "asset" if v == "sourceAsset" else "code"
+    for name, kind in (("info:sourceAsset", "asset"), ("info:sourceCode", "code")):
+        a = prim.GetAttribute(name)
+        if a and a.HasAuthoredValue() and a.Get():
+            return kind
+    return None
+
+
 _MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
 
 
 def is_rhai_program(prim) -> bool:
-    """Rhai when the asset is a ``.rhai`` file, or for inline ``info:sourceCode`` when its
+    """Rhai when the source asset is a ``.rhai`` file, or for inline ``info:sourceCode`` when its
     language (``info:sourceCode:language`` or ``info:language``) says rhai, or, with no language
-    given, when the code is not Modelica."""
-    attr = prim.GetAttribute("info:sourceAsset")
-    if attr and attr.HasAuthoredValue():
-        asset = attr.Get()
+    given, when the code is neither Modelica nor markup (XML)."""
+    kind = _source_kind(prim)
+    if kind == "asset":
+        asset = prim.GetAttribute("info:sourceAsset").Get()
         text = asset.path if hasattr(asset, "path") else str(asset)
         return text.lower().endswith(".rhai")
-    code = prim.GetAttribute("info:sourceCode")
-    if not (code and code.HasAuthoredValue()):
+    if kind != "code":
         return False
     for name in ("info:sourceCode:language", "info:language"):
         lang = prim.GetAttribute(name)
         if lang and lang.HasAuthoredValue():
             return str(lang.Get()).strip().lower() == "rhai"
-    return not _MODELICA_RE.search(str(code.Get() or ""))
+    text = str(prim.GetAttribute("info:sourceCode").Get() or "")
+    # neither Modelica nor markup (behaviour-tree XML and the like are other engines' sources)
+    return not _MODELICA_RE.search(text) and not text.lstrip().startswith("<")
 
 
 def scenario_params(prim) -> tuple[dict[str, Any], list[Diagnostic]]:

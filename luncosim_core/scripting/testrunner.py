@@ -104,6 +104,7 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
     runtime = scenarios[0].runtime if scenarios else None
     if runtime is not None:
         runtime.on_print = out
+        runtime.unattended = True
 
         def listen(ev) -> None:
             if ev.name == "EXPECT_FAULT":
@@ -116,23 +117,21 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
         runtime.listeners.append(lambda ev: listen(_Stamped(ev, sim)))
     faults: list[Diagnostic] = []
     seen_faults: set[int] = set()
-    waited = 0
     wait_deadline = None
+    scenario_prefixes = tuple(f"{s.prim_path}: " for s in scenarios)
     if sim.fault is not None and sim.tick_count == 0:
         # the world faulted while loading: run the scenarios' first hooks anyway, so what they
         # declare in on_start (an expected fault) is known when the run is judged
         for s in scenarios:
             s.wait_reason(sim)
             s.step(sim)
-    while sim.tick_count < max_ticks:
+    while scenarios and sim.tick_count < max_ticks:
         advanced = sim.tick()
         for s in scenarios:
             if s.fault is not None and id(s.fault) not in seen_faults:
                 seen_faults.add(id(s.fault))
                 faults.append(s.fault)
                 out(f"FAULT {s.fault}")
-        for s in scenarios:
-            report.diagnostics += [d for d in s.take_diagnostics() if d is not s.fault and d.severity != "info"]
         if sim.fault is not None:
             if id(sim.fault) not in seen_faults:
                 seen_faults.add(id(sim.fault))
@@ -142,8 +141,9 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
         if report.verdicts:
             break
         if not advanced:
-            waited += 1
-            if not sim.status_reason:
+            if not sim.status_reason or sim.status_reason.startswith(scenario_prefixes):
+                # nothing is pending, or a scenario waits for an input no one will provide
+                # in a headless run (simulated time cannot move while it waits)
                 break
             # a participant is preparing (e.g. a model compiling off-thread): simulated time
             # does not move while it waits, so waiting in wall time keeps results deterministic
@@ -158,6 +158,10 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
         wait_deadline = None
         if scenarios and all(s.state in ("failed", "faulted") for s in scenarios):
             break
+    for s in scenarios:
+        report.diagnostics += [d for d in s.all_diagnostics() if d is not s.fault and d.severity != "info"]
+    if runtime is not None:
+        report.diagnostics += [d for d in runtime.diagnostics if d.severity != "info"]
     if sim.status_reason and not report.verdicts:
         report.reasons.append(f"stalled waiting: {sim.status_reason}")
     for s in scenarios:

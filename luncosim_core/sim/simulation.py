@@ -164,6 +164,12 @@ class Simulation:
             poll = getattr(part, "poll_source", None)
             if poll is not None and poll(self):
                 changed.append(part.prim_path)
+        from luncosim_core.scripting.scenario import reload_changed_sources
+
+        for d in reload_changed_sources(self):
+            self._new_diags.append(d)
+            if d.path and d.path not in changed:
+                changed.append(d.path)
         return changed
 
     def wait_until_ready(self, timeout: float | None = 60.0) -> str:

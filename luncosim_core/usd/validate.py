@@ -40,8 +40,11 @@ def _strongest_layer_file(attr: Usd.Attribute) -> str | None:
     return None
 
 
-def validate_path(path: str | Path, lunco_root: Path | None = None) -> list[Diagnostic]:
-    """All diagnostics for one path: a twin folder, a ``twin.toml`` or a USD file."""
+def validate_path(path: str | Path, lunco_root: Path | None = None, *, lint=None) -> list[Diagnostic]:
+    """All diagnostics for one path: a twin folder, a ``twin.toml`` or a USD file.
+
+    ``lint(stage, roots=...)`` (the Rhai lint policies) runs on each composed scene when given.
+    """
     path = Path(path)
     if not path.exists():
         return [Diagnostic("error", "validate-not-found", f"{path} does not exist", layer=str(path), source="twin")]
@@ -60,15 +63,18 @@ def validate_path(path: str | Path, lunco_root: Path | None = None) -> list[Diag
     for scene in scenes:
         if scene.suffix not in USD_SUFFIXES or not scene.exists():
             continue
-        diags.extend(validate_scene(scene, opened.twin.roots, opened.twin.composition_policy))
+        diags.extend(validate_scene(scene, opened.twin.roots, opened.twin.composition_policy, lint=lint))
     return diags
 
 
-def validate_scene(scene: Path, roots: AssetRoots, policy: str = "allow_partial") -> list[Diagnostic]:
+def validate_scene(scene: Path, roots: AssetRoots, policy: str = "allow_partial", *, lint=None) -> list[Diagnostic]:
     try:
         composed = compose(scene, roots, policy=policy)
     except DiagnosticError as exc:
         return exc.diagnostics
     diags = list(composed.diagnostics)
     diags.extend(asset_attribute_diagnostics(composed.stage, roots))
+    if lint is not None:
+        known = {(d.code, d.path) for d in diags}
+        diags.extend(d for d in lint(composed.stage, roots=roots) if (d.code, d.path) not in known)
     return diags

@@ -197,3 +197,15 @@ def test_facts_are_plain_and_deterministic(tmp_path):
     assert loose["host_body"] == "/W/Rover" and loose["jointed"] is False and loose["collider"] is True
     wheel_joint = next(j for j in a["joints"] if j["path"] == "/W/WheelJoint")
     assert wheel_joint["bodies"] == ["/W/Rover", "/W/Rover/Wheel"] and wheel_joint["missing"] == []
+
+
+def test_the_shipped_demo_twin_is_lint_clean():
+    from luncosim_core.sim.simulation import open_simulation
+    from luncosim_core.twin.roots import repository_root
+
+    sim = open_simulation(repository_root() / "assets" / "twins" / "practice_yard")
+    try:
+        diags = run_lint(sim.stage, roots=sim.roots, sim=sim)
+    finally:
+        sim.close()
+    assert [d for d in diags if d.severity != "info"] == []

@@ -3,7 +3,7 @@ hot reload keeps the running version on a compile error and restarts on a good o
 
 from __future__ import annotations
 
-from conftest import GROUND_AND_BOX, scenario_prim
+from scene_helpers import GROUND_AND_BOX, scenario_prim
 
 from luncosim_core.scripting.scenario import reload_changed_sources, scenarios_of
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from conftest import GROUND_AND_BOX, scenario_prim
+from scene_helpers import GROUND_AND_BOX, scenario_prim
 
 from luncosim_core.scripting.rhai import Unit
 from luncosim_core.scripting.scenario import scenarios_of
@@ -53,6 +53,7 @@ def test_entities(make_scene, sims):
         this.parent = name(parent(this.box));
         this.kids = children(find("/World")).map(|c| name(c));
         this.bad_name = name(99999);
+        this.unattended = is_unattended();
     }
     """
     sim, part = _run_code(make_scene, sims, code)
@@ -62,6 +63,7 @@ def test_entities(make_scene, sims):
     assert t["name"] == "Box" and t["parent"] == "World"
     assert t["kids"] == ["Physics", "Ground", "Box", "S"]
     assert t["bad_name"] is Unit
+    assert t["unattended"] is False  # an interactive simulation has someone at the controls
 
 
 def test_ports_and_poses(make_scene, sims):
@@ -187,3 +189,29 @@ def test_scenario_runs_lint_and_reads_the_report(make_scene, sims):
     assert part.this["rules"] == ["nested-body-no-joint /World/Rover/Loose"]
     # without a test runner attached, prints land in the runtime's console with their origin
     assert list(part.runtime.console) == [(0, "/World/S", "lint done")]
+
+
+def test_a_prim_inside_a_body_rides_on_it(make_scene, sims):
+    body = GROUND_AND_BOX.replace('''        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+''', '''        uniform token[] xformOpOrder = ["xformOp:translate"]
+        def Xform "Mast"
+        {
+            double3 xformOp:translate = (0, 0, 0.25)
+            uniform token[] xformOpOrder = ["xformOp:translate"]
+        }
+    }
+''', 1)
+    code = """
+    fn on_tick(me) {
+        this.box = world_pos(find("/World/Box"));
+        this.mast = world_pos(find("/World/Box/Mast"));
+        this.rot = world_rotation(find("/World/Box/Mast"));
+        this.box_rot = world_rotation(find("/World/Box"));
+    }
+    """
+    sim, part = _run_code(make_scene, sims, code, ticks=40, extra=body)
+    box, mast = part.this["box"], part.this["mast"]
+    assert box[1] < 2.5  # the box fell ...
+    assert [round(m - b, 9) for m, b in zip(mast, box, strict=True)] == [0.0, 0.0, 0.25]  # ... and the mast with it
+    assert [round(a - b, 12) for a, b in zip(part.this["rot"], part.this["box_rot"], strict=True)] == [0.0] * 4

@@ -3,7 +3,7 @@ on_stop at teardown, `this` persistent, `me` the scenario's own id, params."""
 
 from __future__ import annotations
 
-from conftest import GROUND_AND_BOX, Recorder, scenario_prim
+from scene_helpers import GROUND_AND_BOX, Recorder, scenario_prim
 
 from luncosim_core.scripting.scenario import scenarios_of
 
@@ -95,3 +95,29 @@ def test_same_scene_runs_bit_identically(make_scene, sims):
         runs.append((sim.state_hash(), list(scenarios_of(sim)[0].this["trace"])))
     assert runs[0] == runs[1]
     assert runs[0][1][-1] < runs[0][1][0]  # the box really fell
+
+
+def test_which_program_prims_are_scenarios(make_scene, sims):
+    body = (
+        '    def Scope "Model" (prepend apiSchemas = ["LunCoProgramAPI"])\n    {\n'
+        '        string info:sourceCode = "model M Real x; equation der(x) = 1; end M;"\n    }\n'
+        '    def Scope "Tagged" (prepend apiSchemas = ["LunCoProgramAPI"])\n    {\n'
+        '        uniform token info:sourceCode:language = "rhai"\n'
+        '        string info:sourceCode = "fn on_tick(me) { this.n = 1; }"\n    }\n'
+        '    def Scope "Tree"\n    {\n'
+        '        string info:sourceCode = "<root><BehaviorTree ID=\\"Main\\"/></root>"\n    }\n'
+        '    def Scope "Untagged"\n    {\n'
+        '        string info:sourceCode = "fn on_tick(me) { this.n = 2; }"\n    }\n'
+    )
+    from pxr import Usd
+
+    from luncosim_core.scripting.scenario import is_rhai_program
+
+    scene = make_scene(body)
+    stage = Usd.Stage.Open(str(scene))
+    assert [is_rhai_program(stage.GetPrimAtPath(f"/World/{n}")) for n in ("Model", "Tree", "Tagged", "Untagged")] == \
+        [False, False, True, True]
+    sim = sims(scene)
+    sim.run(1)
+    assert [(p.prim_path, p.this) for p in scenarios_of(sim)] == [("/World/Tagged", {"n": 1}),
+                                                                  ("/World/Untagged", {"n": 2})]

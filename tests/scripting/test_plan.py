@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import GROUND_AND_BOX, scenario_prim
+from scene_helpers import GROUND_AND_BOX, scenario_prim
 
 from luncosim_core.api import SetPorts
 from luncosim_core.scripting.scenario import scenarios_of

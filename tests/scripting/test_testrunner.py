@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from conftest import GROUND_AND_BOX, scenario_prim
+from scene_helpers import GROUND_AND_BOX, scenario_prim
 
 from luncosim_core.scripting.testrunner import run_rhai, run_scene_test
 
 FALL_TEST = """
-fn on_start(me) { this.box = find("/World/Box"); this.y0 = world_pos(this.box)[1]; }
+fn on_start(me) { this.box = find("/World/Box"); this.y0 = world_pos(this.box)[1]; print("unattended " + is_unattended()); }
 fn on_tick(me) {
     if elapsed_seconds() < 1.0 { return; }
     let y = world_pos(this.box)[1];
@@ -33,6 +33,7 @@ def test_pass_prints_the_verdict_table(make_scene):
     assert [(v.channel, v.value, v.source) for v in r.verdicts] == [("FALL", "PASS", "/World/Test")]
     assert r.ticks == 61  # stops at the first verdict (elapsed_seconds() reads 1.0 in tick 61)
     assert "TESTS_OK 3" in lines and "FALL: PASS" in lines
+    assert "unattended true" in lines  # a headless test run has nobody at the controls
     table = r.table()
     assert table.splitlines()[0].split() == ["channel", "verdict", "tick", "time", "s", "scenario"]
     assert "FALL" in table.splitlines()[2] and "PASS" in table.splitlines()[2]
@@ -142,3 +143,26 @@ def test_cli_verbs_parse_and_run(make_scene, tmp_path, capsys):
     assert args.func(args) == 0 and capsys.readouterr().out == "42\n"
     args = parser.parse_args(["rhai", "--eval", "throw 7"])
     assert args.func(args) == 1 and "7" in capsys.readouterr().err
+
+
+def test_scenario_waiting_for_an_input_stalls_visibly(make_scene):
+    code = """
+    fn simulation_dependencies(me, ctx) {
+        #{ modelica_entities: [], entity_reads: [], entity_writes: [], query_reads: [],
+           required_inputs: [#{ owner: find("/World/Panel"), identity: "setpoint" }] }
+    }
+    fn on_start(me) { emit("T", "PASS"); }
+    """
+    panel = '    def Xform "Panel"\n    {\n        double inputs:setpoint\n    }\n'
+    r = run_scene_test(make_scene(panel + scenario_prim("S", code=code)), out=lambda s: None)
+    assert (r.exit_code, r.ticks) == (2, 0)
+    assert r.reasons == ["stalled waiting: /World/S: waiting for required input /World/Panel.setpoint (no sample yet)"]
+
+
+def test_scenario_that_does_not_compile_is_named(make_scene):
+    lines: list[str] = []
+    r = run_scene_test(make_scene(GROUND_AND_BOX + scenario_prim("S", code="fn on_tick(me) { let = 1; }")),
+                       max_ticks=20, out=lines.append)
+    assert r.exit_code == 2
+    assert any(x.startswith("scenario /World/S never ran: [error] rhai.syntax") for x in r.reasons)
+    assert any(x.startswith("diagnostic: [error] rhai.syntax") for x in lines)
