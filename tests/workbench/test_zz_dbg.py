@@ -1,6 +1,8 @@
 import traceback
-from tests.workbench.test_inspector import test_edit_an_attribute_then_undo_restores_it as t
+
 from tests.workbench.conftest import *  # noqa
+from tests.workbench.test_inspector import test_edit_an_attribute_then_undo_restores_it as t
+
 
 def test_x(opened, qtbot):
     try:
