@@ -326,9 +326,8 @@ class MainWindow(QMainWindow):
         doc = self.session.document
         name = self.session.twin.name if self.session.twin else ""
         scene = self.session.scene.name if self.session.scene else ""
-        dirty = "*" if doc is not None and doc.dirty else ""
-        self.setWindowTitle(f"{dirty}{scene} — {name} — LunCoSim Workbench" if name else "LunCoSim Workbench")
-        self.setWindowModified(bool(dirty))
+        self.setWindowTitle(f"{scene or name}[*] — {name} — LunCoSim Workbench" if name else "LunCoSim Workbench[*]")
+        self.setWindowModified(bool(doc is not None and doc.dirty))
 
     def _update_edit_actions(self) -> None:
         doc = self.session.document

@@ -124,6 +124,7 @@ class PhysicsWorld:
                 self._apply_servo(rt)
         self._ports = self._make_ports()
         self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
+        self._effort_members: set[str] = set()
         self._contacts_tick = -1
         self._contacts: list = []
         self._up = 2 if self.model.up_axis == "Z" else 1
@@ -554,7 +555,9 @@ class PhysicsWorld:
         slot = self._pd_slot(rt)
         if name == "effort":
             rt.command_effort = v
-            self._regroup_efforts()
+            if prim_path not in self._effort_members:  # membership changes only on the first command
+                self._effort_members.add(prim_path)
+                self._regroup_efforts()
             return
         if name == "target_velocity":
             rt.target_velocity = v
@@ -579,7 +582,7 @@ class PhysicsWorld:
         groups: dict[int, list[JointRt]] = {}
         for path in sorted(self._joint_by_path):
             rt = self._joint_by_path[path]
-            if rt.is_link and rt.mode != "pd" and rt.command_effort != 0.0:
+            if rt.is_link and rt.mode != "pd" and path in self._effort_members:
                 if rt.mode in ("servo", "velocity"):
                     continue  # a position/velocity motor owns the joint; effort is not added
                 groups.setdefault(rt.uid, []).append(rt)

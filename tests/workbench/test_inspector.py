@@ -18,6 +18,7 @@ def _select(window, path):
 
 def test_edit_an_attribute_then_undo_restores_it(opened, qtbot):
     doc = opened.session.document
+    original = doc.export_layers()
     inspector = _select(opened, MARKER)
     assert inspector.title.text().startswith(MARKER)
     editor = inspector.editors["size"]
@@ -26,12 +27,12 @@ def test_edit_an_attribute_then_undo_restores_it(opened, qtbot):
     editor.editingFinished.emit()
     assert doc.dirty
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
-    assert "*" in opened.windowTitle()
+    assert opened.isWindowModified()
     assert opened.actions_by_id["undo"].isEnabled()
     qtbot.waitUntil(lambda: inspector.editors.get("size") is not editor, timeout=2000)  # refreshed
     opened.actions_by_id["undo"].trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 0.5
-    assert not doc.dirty
+    assert doc.export_layers() == original
     qtbot.waitUntil(lambda: inspector.editors["size"].value() == 0.5, timeout=2000)
     opened.actions_by_id["redo"].trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
@@ -109,6 +110,7 @@ def Xform "W" (
 
 def test_add_rename_remove_prims_share_the_journal(opened):
     doc = opened.session.document
+    original = doc.export_layers()
     editor = opened.panels["assembly"]
     opened.session.selection.set(["/PracticeYard"])
     path = editor.add_child("Beacon", "Sphere")
@@ -120,7 +122,7 @@ def test_add_rename_remove_prims_share_the_journal(opened):
     assert not doc.stage.GetPrimAtPath(new)
     for _ in range(3):
         opened.undo()
-    assert not doc.stage.GetPrimAtPath("/PracticeYard/Beacon") and not doc.dirty
+    assert not doc.stage.GetPrimAtPath("/PracticeYard/Beacon") and doc.export_layers() == original
 
 
 def test_dropping_a_library_file_on_a_prim_adds_a_reference(opened):

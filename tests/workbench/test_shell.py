@@ -1,0 +1,190 @@
+"""The shell: perspectives, layout persistence and its fallback, the command palette, the
+unsaved-edits guard, entry points, the twin browser, diagnostics and screenshots."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QKeySequence
+
+from luncosim_core.usd.ops import SetAttribute
+from luncosim_workbench import layout as layouts
+from luncosim_workbench.panels import PANELS
+
+MARKER = "/PracticeYard/Marker"
+
+
+def test_every_panel_is_docked_and_toggled_from_the_view_menu(window):
+    assert set(window.docks) == {s.id for s in PANELS}
+    view_menu = next(m for m in window.menuBar().findChildren(type(window.recent_menu)) if m.title() == "Panels")
+    titles = {a.text() for a in view_menu.actions()}
+    assert titles == {s.title for s in PANELS}
+    toggle = window.docks["console"].toggleViewAction()
+    before = window.docks["console"].isHidden()
+    toggle.trigger()
+    assert window.docks["console"].isHidden() != before
+
+
+def test_perspectives_reshape_the_docks(window):
+    window.apply_perspective("Build")
+    assert window.visible_panels() == {"twin_browser", "assembly", "diagnostics", "console"}
+    assert window.dockWidgetArea(window.docks["twin_browser"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+    window.actions_by_id["perspective_Simulate"].trigger()
+    assert window.visible_panels() == {"ports", "plots", "console"}
+    assert window.perspective == "Simulate"
+    window.apply_perspective("Debug")
+    assert window.visible_panels() == {s.id for s in PANELS}
+    assert window.dockWidgetArea(window.docks["plots"]) == Qt.DockWidgetArea.BottomDockWidgetArea
+
+
+def test_a_layout_round_trips_through_the_settings_folder(make_window, tmp_path):
+    settings = tmp_path / "roundtrip"
+    first = make_window(settings=settings)
+    first.apply_perspective("Build")
+    first.docks["console"].hide()
+    first.docks["ports"].show()
+    first.save_layout()
+    saved = json.loads((settings / layouts.LAYOUT_FILE).read_text())
+    assert saved["version"] == layouts.LAYOUT_VERSION and saved["perspective"] == "Build"
+    second = make_window(settings=settings)
+    assert second.perspective == "Build"
+    assert second.visible_panels() == {"twin_browser", "assembly", "diagnostics", "ports"}
+    assert second.layout_message == ""
+
+
+def test_a_corrupt_saved_layout_falls_back_to_the_default(make_window, tmp_path):
+    settings = tmp_path / "corrupt"
+    settings.mkdir()
+    (settings / layouts.LAYOUT_FILE).write_text("{ not json")
+    w = make_window(settings=settings)
+    assert w.perspective == layouts.DEFAULT_PERSPECTIVE
+    assert w.visible_panels() == {"ports", "plots", "console"}
+    assert "not a readable layout" in w.layout_message
+    # a layout with valid JSON but garbage Qt state also falls back
+    (settings / layouts.LAYOUT_FILE).write_text(json.dumps(
+        {"version": layouts.LAYOUT_VERSION, "perspective": "Build", "geometry": "", "state": "AAAA"}))
+    w2 = make_window(settings=settings)
+    assert w2.perspective == layouts.DEFAULT_PERSPECTIVE and "could not restore" in w2.layout_message
+    # an older layout version is not trusted
+    (settings / layouts.LAYOUT_FILE).write_text(json.dumps({"version": 0, "perspective": "Build", "geometry": "", "state": ""}))
+    w3 = make_window(settings=settings)
+    assert "layout version 0" in w3.layout_message
+
+
+def test_settings_dir_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LUNCOSIM_SETTINGS_DIR", str(tmp_path / "x"))
+    assert layouts.settings_dir() == tmp_path / "x"
+
+
+def test_command_palette_lists_every_action_with_its_shortcut(window, qtbot):
+    palette = window.show_palette()
+    qtbot.addWidget(palette)
+    labels = dict((label, sc) for label, sc, _a in palette.entries)
+    assert labels["Command Palette…"] == QKeySequence("Ctrl+Shift+P").toString(QKeySequence.SequenceFormat.NativeText)
+    assert labels["Save"] == QKeySequence(QKeySequence.StandardKey.Save).toString(QKeySequence.SequenceFormat.NativeText)
+    assert labels["Play / Pause"] == "Space" and labels["Fit View"] == "F"
+    assert labels["Undo"] == "Ctrl+Z" and labels["Redo"] == "Ctrl+Shift+Z"
+    assert labels["Open Scene File…"] == "Ctrl+Shift+O"
+    assert "Ports" in labels and "Build Perspective" in labels
+    qtbot.keyClicks(palette.search, "build persp")
+    assert palette.visible_labels() == ["Build Perspective"]
+    qtbot.keyClick(palette.search, Qt.Key.Key_Return)
+    assert window.perspective == "Build"
+
+
+def test_closing_with_unsaved_edits_asks_and_cancel_keeps_everything(opened, twin_copy):
+    doc = opened.session.document
+    doc.apply(SetAttribute(path=MARKER, name="size", value=3.0))
+    asked = []
+    opened.ask_unsaved = lambda why: asked.append(why) or "cancel"
+    opened.show()
+    assert not opened.close()
+    assert asked == ["closing"] and opened.isVisible() and doc.dirty
+    assert opened.bridge.worker is not None  # still running
+    # opening another scene asks too
+    assert not opened.open_path(twin_copy)
+    assert opened.session.document is doc
+    opened.ask_unsaved = lambda why: "save"
+    assert opened.close()
+    assert "size = 3" in (twin_copy / "scenes" / "practice_yard.usda").read_text()
+
+
+def test_discard_closes_without_writing(opened, twin_copy):
+    scene = twin_copy / "scenes" / "practice_yard.usda"
+    before = scene.read_text()
+    opened.session.document.apply(SetAttribute(path=MARKER, name="size", value=3.0))
+    opened.ask_unsaved = lambda why: "discard"
+    assert opened.close()
+    assert scene.read_text() == before
+
+
+def test_save_action_writes_the_scene(opened, twin_copy):
+    opened.session.document.apply(SetAttribute(path=MARKER, name="size", value=4.0))
+    opened.actions_by_id["save"].trigger()
+    assert not opened.session.document.dirty
+    assert "size = 4" in (twin_copy / "scenes" / "practice_yard.usda").read_text()
+
+
+def test_entry_points_folder_loose_file_and_preview(window, tmp_path, twin_copy):
+    browser = window.panels["twin_browser"]
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "a.usda").write_text('#usda 1.0\ndef Xform "A"\n{\n}\n')
+    assert window.open_path(loose)  # a folder without twin.toml: no scene, a reason
+    assert window.session.document is None
+    assert "no scene selected" in browser.header.text()
+    assert window.open_path(loose / "a.usda")  # a loose file opens as the scene
+    assert window.session.document is not None and window.session.scene.name == "a.usda"
+    part = twin_copy / "parts" / "p.usda"
+    part.parent.mkdir()
+    part.write_text('#usda 1.0\ndef Xform "P"\n{\n}\n')
+    assert window.open_path(twin_copy, preview=part)
+    assert window.session.preview and "preview" in browser.header.text()
+    assert not window.actions_by_id["save"].isEnabled()
+    library = browser.sections["library"]
+    entries = [library.child(i).text(0) for i in range(library.childCount())]
+    assert entries == ["parts/p.usda", "scenes/practice_yard.usda"]
+    assert browser.tree.mimeData([library.child(0)]).urls()[0].toLocalFile() == str(part)
+    assert window.open_path(tmp_path / "missing") is False
+
+
+def test_composition_warnings_reach_the_browser_and_diagnostics(window, tmp_path, qtbot):
+    scene = tmp_path / "broken.usda"
+    scene.write_text('#usda 1.0\ndef Xform "W"\n{\n    def Xform "Thing" (\n        prepend references = @nowhere.usda@\n    )\n    {\n    }\n}\n')
+    assert window.open_path(scene)
+    diags = window.session.composition_diagnostics()
+    assert diags, "a missing reference must be reported"
+    warnings = window.panels["twin_browser"].sections["warnings"]
+    assert warnings.childCount() == len(diags)
+    panel = window.panels["diagnostics"]
+    assert len(panel.model.rows) == len(diags)
+    row = next(i for i, (_o, d) in enumerate(panel.model.rows) if d.path)
+    panel._on_activated(panel.proxy.mapFromSource(panel.model.index(row, 0)))
+    assert window.session.selection.paths == (str(panel.model.rows[row][1].path).split(".")[0],)
+
+
+def test_selection_is_shared_between_tree_and_session(opened):
+    editor = opened.panels["assembly"]
+    opened.session.selection.set(["/PracticeYard/RoverB"])
+    rows = editor.view.selectionModel().selectedRows(0)
+    assert [editor.model.path_for_index(editor.proxy.mapToSource(i)) for i in rows] == ["/PracticeYard/RoverB"]
+    idx = editor.proxy.mapFromSource(editor.model.index_for_path("/PracticeYard/Ground"))
+    editor.view.selectionModel().select(idx, editor.view.selectionModel().SelectionFlag.ClearAndSelect
+                                        | editor.view.selectionModel().SelectionFlag.Rows)
+    assert opened.session.selection.paths == ("/PracticeYard/Ground",)
+    assert "Ground" in opened.status_labels["selection"].text()
+
+
+def test_recent_twins_are_remembered(opened, twin_copy):
+    assert layouts.load_recent(opened.settings)[0] == str(twin_copy.resolve())
+    assert [a.text() for a in opened.recent_menu.actions()][0] == str(twin_copy.resolve())
+
+
+def test_screenshot_saves_the_window(tmp_path, twin_copy):
+    from luncosim_workbench.screenshot import take_screenshot
+
+    out = take_screenshot(twin_copy, tmp_path / "shot.png", ticks=3, perspective="Build", width=1000, height=700,
+                          settings=tmp_path / "shot-settings")
+    image = QImage(str(out))
+    assert image.width() == 1000 and image.height() == 700

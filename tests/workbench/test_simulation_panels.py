@@ -1,0 +1,104 @@
+"""Running the demo: transport, live Ports values, writing an input, telemetry, plots, status."""
+
+from __future__ import annotations
+
+import csv
+
+from luncosim_core.api import CausalTrace, ReadPorts
+
+from .conftest import AXLES, wait_future
+
+AXLE_FL = "/PracticeYard/RoverA/Joints/Axle_FL"
+CHASSIS_X = "/PracticeYard/RoverA/Chassis.position_x"
+
+
+def _ports_ready(window):
+    ports = window.panels["ports"]
+    return lambda: len(ports.model.ports) > 0
+
+
+def test_play_makes_port_values_move(opened, qtbot):
+    ports = opened.panels["ports"]
+    qtbot.waitUntil(_ports_ready(opened), timeout=15000)
+    for axle in AXLES:
+        ports.write_port(f"/PracticeYard/RoverA/Joints/{axle}", "target_velocity", -4.0)
+    opened.set_speed("max")
+    opened.actions_by_id["play"].trigger()
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None and opened.bridge.latest.tick > 60, timeout=15000)
+    first = ports.model.value(AXLE_FL + ".angle")
+    qtbot.waitUntil(lambda: ports.model.value(AXLE_FL + ".angle") not in (None, first), timeout=15000)
+    opened.actions_by_id["pause"].trigger()
+    qtbot.waitUntil(lambda: opened.bridge.latest.status == "paused", timeout=5000)
+    snap = opened.bridge.latest
+    qtbot.waitUntil(lambda: opened.transport.clock.text().strip().startswith(f"tick {snap.tick} "), timeout=2000)
+    assert opened.status_labels["tick"].text() == f"tick {snap.tick}"
+    assert opened.status_labels["reason"].text() == "paused"
+    assert snap.port(CHASSIS_X) is not None and abs(snap.port(CHASSIS_X)) > 0.1  # the rover drove
+
+
+def test_writing_an_input_in_the_ports_panel_reaches_the_simulation(opened, qtbot):
+    ports = opened.panels["ports"]
+    qtbot.waitUntil(_ports_ready(opened), timeout=15000)
+    opened.session.selection.set([AXLE_FL])
+    proxy = ports.proxy
+    rows = {proxy.index(r, 0).data(): r for r in range(proxy.rowCount())}
+    assert {AXLE_FL + "." + n for n in ("target_velocity", "torque", "velocity")} <= set(rows)
+    assert all(key.startswith(AXLE_FL + ".") for key in rows)  # only the selected prim's ports
+    value_index = proxy.index(rows[AXLE_FL + ".target_velocity"], 4)
+    torque_index = proxy.index(rows[AXLE_FL + ".torque"], 4)
+    assert not proxy.setData(torque_index, 5.0)  # an output is not writable
+    assert proxy.setData(value_index, -2.5)
+    fut = ports._pending[-1][1]
+    opened.bridge.step(1)
+    result = wait_future(qtbot, fut)
+    assert result.ok and result.tick is not None
+    qtbot.waitUntil(lambda: "admitted at tick" in ports.status.text(), timeout=5000)
+    read = wait_future(qtbot, opened.bridge.query(ReadPorts(AXLE_FL, ("target_velocity",))))
+    assert read.ok and read.value["target_velocity"]["value"] == -2.5
+    trace = wait_future(qtbot, opened.bridge.query(CausalTrace(AXLE_FL, f"ports-panel:{AXLE_FL}.target_velocity")))
+    assert trace.ok and trace.value["ports"]["target_velocity"]["admission"] == "admitted"
+    qtbot.waitUntil(lambda: proxy.index(rows[AXLE_FL + ".target_velocity"], 4).data() == "-2.5", timeout=5000)
+
+
+def test_telemetry_keeps_every_tick_and_plots_export_csv(opened, qtbot, tmp_path):
+    plots = opened.panels["plots"]
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
+    plots.add_channel(AXLE_FL + ".angle")
+    plots.add_channel(CHASSIS_X)
+    assert not plots.add_channel(CHASSIS_X)  # one curve per channel
+    opened.set_speed("max")
+    opened.bridge.step(300)
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick >= 300, timeout=20000)
+    ticks, _times, values = opened.bridge.telemetry.read([CHASSIS_X])
+    # every tick reached the ring, though the UI drew far fewer frames
+    assert ticks.tolist()[-300:] == list(range(1, 301))
+    assert opened.bridge.frames < 300
+    opened.bridge.flush()
+    xs, ys = plots.curves[CHASSIS_X].getData()
+    assert len(xs) > 0
+    assert "t=" in plots.readout_at(1.0)
+    out = plots.export_csv(tmp_path / "t.csv")
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["tick", "time", AXLE_FL + ".angle", CHASSIS_X]
+    assert [int(r[0]) for r in rows[1:]][-300:] == list(range(1, 301))
+
+
+def test_reset_returns_to_tick_zero(opened, qtbot):
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
+    opened.bridge.step(5)
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick == 5, timeout=10000)
+    opened.actions_by_id["reset"].trigger()
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick == 0, timeout=10000)
+
+
+def test_a_document_edit_rebuilds_the_projection(opened, qtbot):
+    from luncosim_core.usd.ops import SetAttribute
+
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
+    gen = opened.bridge.latest.generation
+    console = opened.panels["console"]
+    opened.session.document.apply(SetAttribute(path="/PracticeYard/Marker", name="size", value=1.0))
+    qtbot.waitUntil(lambda: any("document was edited" in line for line in console.lines()), timeout=5000)
+    opened.bridge.step(1)
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick == 1, timeout=10000)
+    assert opened.bridge.latest is not None and gen is not None
