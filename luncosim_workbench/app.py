@@ -15,10 +15,17 @@ def demo_twin() -> Path:
     return repository_root() / DEMO_TWIN
 
 
+UI_SWITCH_INTERVAL_S = 0.001
+
+
 def ensure_app():
-    """The QApplication (created on first use, with the workbench's name and style)."""
+    """The QApplication (created on first use, with the workbench's name and style).
+
+    Also shortens the interpreter's thread switch interval: the simulation thread runs Python
+    continuously, and the UI thread waits up to one interval each time Qt calls back into Python."""
     from PySide6.QtWidgets import QApplication
 
+    sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL_S))
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])

@@ -28,6 +28,9 @@ from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
 
 MAX_PENDING_DIAGNOSTICS = 10000
+YIELD_EVERY_S = 0.010  # at max speed: the worker ticks this long ...
+YIELD_FOR_S = 0.002  # ... then leaves the GIL to the UI thread this long
+FRAME_PRIORITY_S = 0.050  # longest the worker waits for the UI to finish drawing a frame
 SPEEDS: dict[str, float | None] = {"1x": 1.0, "2x": 2.0, "4x": 4.0, "max": None}
 
 
@@ -69,6 +72,9 @@ class SimBridge(QObject):
         self._fps_window: list[float] = []
         self._diagnostics: list = []  # every tick's new diagnostics, until a panel takes them
         self._console: list = []  # (time, diagnostic) for the console
+        self._last_yield = 0.0
+        self._ui_idle = threading.Event()
+        self._ui_idle.set()
         self.timer = QTimer(self)
         self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
         self.timer.timeout.connect(self._on_timer)
@@ -140,8 +146,19 @@ class SimBridge(QObject):
             return self._latest
 
     def _on_snapshot(self, snap: WorkbenchSnapshot) -> None:
-        """Worker thread, every tick: keep the newest and record the sample. No Qt calls here."""
+        """Worker thread, every tick: keep the newest and record the sample. No Qt calls here.
+
+        At max speed the worker would hold the GIL nearly all the time and the UI thread would
+        wait a switch interval for every call back into Python; so after each ``YIELD_EVERY_S``
+        of ticking the worker sleeps ``YIELD_FOR_S`` and the UI runs uncontended meanwhile."""
         self.telemetry.append(snap.tick, snap.time, snap.port_keys, snap.port_values)
+        if self.speed_name == "max":
+            if not self._ui_idle.is_set():  # the UI is drawing a frame: let it run uncontended
+                self._ui_idle.wait(FRAME_PRIORITY_S)
+                self._last_yield = time.perf_counter()
+            elif time.perf_counter() - self._last_yield > YIELD_EVERY_S:
+                time.sleep(YIELD_FOR_S)
+                self._last_yield = time.perf_counter()
         with self._lock:
             self._latest = snap
             self.samples += 1
@@ -175,7 +192,11 @@ class SimBridge(QObject):
         while self._fps_window and now - self._fps_window[0] > 1.0:
             self._fps_window.pop(0)
         self.fps = float(len(self._fps_window))
-        self.frame.emit(snap)
+        self._ui_idle.clear()  # released once the frame's updates and repaints are done
+        try:
+            self.frame.emit(snap)
+        finally:
+            QTimer.singleShot(0, self._ui_idle.set)
 
     def flush(self) -> None:
         """Emit the newest snapshot now (tests, screenshots)."""

@@ -8,7 +8,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStyle, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QWidget,
+)
 
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.sim.snapshot import WorkbenchSnapshot
@@ -466,7 +474,7 @@ class MainWindow(QMainWindow):
             if place is not None:
                 groups.setdefault((area, place.group), []).append(dock)
             dock.setVisible(bool(place and place.visible))
-        for (area, _group), docks in groups.items():
+        for docks in groups.values():
             visible = [d for d in docks if not d.isHidden()]
             for other in visible[1:]:
                 self.tabifyDockWidget(visible[0], other)

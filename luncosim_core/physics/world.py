@@ -577,6 +577,54 @@ class PhysicsWorld:
             rt.mode = "servo"
             self._apply_servo(rt)
 
+    def export_state(self) -> dict:
+        """Engine state by prim path: multibody base poses/velocities and link-joint coordinates.
+
+        Used to carry a running world across a rebuild (a document edit between ticks).
+        """
+        c = self._client
+        bases: dict[str, tuple] = {}
+        for uid, base, _links in self._built.multibodies:
+            if base is not None:
+                pos, orn = c.getBasePositionAndOrientation(uid)
+                lin, ang = c.getBaseVelocity(uid)
+                bases[base] = (tuple(pos), tuple(orn), tuple(lin), tuple(ang))
+        joints: dict[str, tuple[float, float]] = {}
+        for path, rt in self._joint_by_path.items():
+            if rt.is_link and rt.joint.kind in ("revolute", "prismatic"):
+                q, qd = c.getJointState(rt.uid, rt.link)[:2]
+                joints[path] = (q, qd, rt.sign)
+        return {"bases": bases, "joints": joints, "tick": self.tick}
+
+    def import_state(self, state: dict, *, skip: tuple[str, ...] = ()) -> list[str]:
+        """Restore what :meth:`export_state` saved, for every body and joint that still exists and
+        is not under a ``skip`` prefix (those keep their newly authored pose). Returns the paths
+        restored."""
+        c = self._client
+
+        def skipped(path: str) -> bool:
+            return any(path == s or path.startswith(s.rstrip("/") + "/") for s in skip)
+
+        restored: list[str] = []
+        for uid, base, links in self._built.multibodies:
+            if base is None or base not in state.get("bases", {}) or skipped(base) or any(skipped(p) for p in links):
+                continue
+            pos, orn, lin, ang = state["bases"][base]
+            c.resetBasePositionAndOrientation(uid, pos, orn)
+            c.resetBaseVelocity(uid, lin, ang)
+            restored.append(base)
+            for path, rt in sorted(self._joint_by_path.items()):
+                saved = state.get("joints", {}).get(path)
+                if saved is None or rt.uid != uid or not rt.is_link:
+                    continue
+                q, qd, sign = saved
+                c.resetJointState(rt.uid, rt.link, q * sign * rt.sign, qd * sign * rt.sign)
+                restored.append(path)
+        self.tick = int(state.get("tick", self.tick))
+        self._read_state()
+        self._check_escape()
+        return restored
+
     def _regroup_efforts(self) -> None:
         """Joints without an authored drive law that carry a commanded effort, per multibody."""
         groups: dict[int, list[JointRt]] = {}

@@ -85,16 +85,21 @@ class Simulation:
         self.build()
 
     # ------------------------------------------------------------------ building
-    def build(self) -> None:
-        """Project the stage: physics world, ports, wires, participants. A clean slate."""
-        self.teardown()
+    def build(self, keep_participants: list | None = None) -> None:
+        """Project the stage: physics world, ports, wires, participants. A clean slate, except
+        for ``keep_participants`` (carried over, with their state, across an edit)."""
+        kept = list(keep_participants or [])
+        self.teardown(keep=kept)
         self.generation += 1
         diags: list[Diagnostic] = []
         with native_stdout_to_stderr():
             self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
                                       world_bounds=self.config.world_bounds)
         diags += self.world.diagnostics
-        self.participants = list(self.participant_factory(self) if self.participant_factory else [])
+        if kept:
+            self.participants = kept
+        else:
+            self.participants = list(self.participant_factory(self) if self.participant_factory else [])
         for part in self.participants:
             diags += part.take_diagnostics()
         diags += self._build_ports()
@@ -231,13 +236,14 @@ class Simulation:
         wired_sinks = set(self.fabric.sinks.tolist())
         self._wired_commands = [c for c in self._commands if c[0] in wired_sinks]
 
-    def teardown(self) -> None:
+    def teardown(self, keep: list | None = None) -> None:
         """Drop everything projected from the last stage: physics client, participants, traces."""
         if self.world is not None:
             self.world.close()
             self.world = None
         for part in self.participants:
-            part.close()
+            if not keep or part not in keep:
+                part.close()
         self.participants = []
         self.trace.clear()
         self.pending.clear()
@@ -296,7 +302,7 @@ class Simulation:
                 self.diagnostics += [d for d in fresh if d.is_error]
                 self._new_diags += [d for d in fresh if d.is_error]
             else:
-                self.rebuild_keep_time()
+                self.rebuild_keep_time(changed=_touched_paths(cmd.op))
             return CommandResult(True, cmd.op.label(), (), tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
 
@@ -313,12 +319,45 @@ class Simulation:
                                   path=op.path, source="ports")
         return None
 
-    def rebuild_keep_time(self) -> None:
-        """Re-project after a document edit, keeping the clock (bodies restart from authored poses)."""
+    def rebuild_keep_time(self, changed: tuple[str, ...] = ()) -> None:
+        """Re-project after a document edit between ticks, keeping the clock and the motion.
+
+        Bodies and joints that still exist keep their simulated state; those under a ``changed``
+        prim path take their newly authored pose. Port values and SetPorts holds carry over.
+        """
         tick, pending = self.tick_count, list(self.pending)
-        self.build()
+        state = self.world.export_state() if self.world is not None else None
+        values = self._port_memory()
+        def touches(prim: str) -> bool:
+            return any(prim == c or prim.startswith(c.rstrip("/") + "/") or c.startswith(prim + "/") for c in changed)
+
+        keep = [] if any(touches(p.prim_path) for p in self.participants) else self.participants
+        self.build(keep_participants=keep)
+        if state is not None:
+            self.world.import_state(state, skip=changed)
+        self._restore_ports(values)
         self.tick_count = tick
         self.pending.extend(pending)
+
+    def _port_memory(self) -> tuple[dict[str, float], dict[str, float]]:
+        if self.registry is None:
+            return {}, {}
+        values = {k: float(self.registry.values[i]) for k, i in self.registry.index.items()}
+        held = {self.registry.infos[i].key: v for i, v in self.registry.held.items()}
+        return values, held
+
+    def _restore_ports(self, memory: tuple[dict[str, float], dict[str, float]]) -> None:
+        values, held = memory
+        reg = self.registry
+        for key, value in values.items():
+            i = reg.index.get(key)
+            if i is not None and not math.isnan(value) and reg.infos[i].source not in ("physics",):
+                reg.values[i] = value
+        for key, value in held.items():
+            i = reg.index.get(key)
+            if i is not None and reg.infos[i].writable:
+                reg.held[i] = value
+                reg.values[i] = value
 
     # ------------------------------------------------------------------ queries
     def query(self, q: Query) -> CommandResult:
@@ -527,6 +566,18 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
+
+
+def _touched_paths(op) -> tuple[str, ...]:
+    """Prim paths an op edits (their bodies take the new authored state on rebuild)."""
+    from luncosim_core.usd.ops import Batch, MovePrim
+
+    if isinstance(op, Batch):
+        return tuple(p for o in op.ops for p in _touched_paths(o))
+    paths = [getattr(op, "path", "")]
+    if isinstance(op, MovePrim):
+        paths.append(op.new_path)
+    return tuple(p for p in paths if p)
 
 
 def _ports_only(op) -> bool:

@@ -241,3 +241,50 @@ def test_simulation_accepts_any_stage(tmp_path):
     stage = Usd.Stage.CreateInMemory()
     sim = Simulation(stage)
     assert sim.run(5) == 5 and sim.world.body_paths == () and math.isclose(sim.time, 5 / 60)
+
+
+def test_an_edit_between_ticks_keeps_the_motion_of_untouched_bodies(writer, tmp_path):
+    from luncosim_core.api import ApplyOp
+    from luncosim_core.usd.ops import SetTransform
+
+    scene = DROP.replace('    def Scope "Panel"', '''    def Cube "Other" (
+        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysicsCollisionAPI"]
+    )
+    {
+        double size = 0.2
+        float physics:mass = 1
+        double3 xformOp:translate = (5, 100, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+    def Scope "Panel"''')
+    sim = open_simulation(writer(tmp_path / "two.usda", scene))
+    sim.submit(SetPorts(target="/W/Panel", writes={"gain": 5.0}))
+    sim.run(60)
+    ball_y, ball_vy = sim.read("/W/Ball", "position_y"), sim.read("/W/Ball", "velocity_y")
+    assert ball_y < 99.5 and ball_vy < -1.0
+    res = []
+    sim.submit(ApplyOp(op=SetTransform(path="/W/Other", translate=(5.0, 50.0, 0.0))), res.append)
+    sim.tick()
+    assert res[0].ok and sim.tick_count == 61
+    # the edited body takes its new authored place; the other one keeps falling from where it was
+    assert sim.read("/W/Other", "position_y") == pytest.approx(50.0, abs=0.05)
+    assert sim.read("/W/Ball", "position_y") < ball_y and sim.read("/W/Ball", "velocity_y") < ball_vy
+    assert sim.read("/W/Panel", "gain") == 5.0 and sim.registry.held  # holds survive the edit
+
+
+def test_a_flattened_copy_takes_mirrored_ops(demo_twin):
+    from luncosim_core.api import ApplyOp
+    from luncosim_core.sim.mirror import StageDocument, flattened_text, stage_from_text
+    from luncosim_core.usd.ops import SetAttribute
+
+    ui = open_simulation(demo_twin)  # stands in for the UI's document-owned stage
+    copy = stage_from_text(flattened_text(ui.stage))
+    sim = Simulation(copy, document=StageDocument(copy))
+    sim.run(10)
+    res = []
+    op = SetAttribute(path="/PracticeYard/RoverA", name="inputs:throttle", value=0.5)
+    sim.submit(ApplyOp(op=op), res.append)
+    sim.tick()
+    assert res[0].ok
+    assert copy.GetPrimAtPath("/PracticeYard/RoverA").GetAttribute("inputs:throttle").Get() == 0.5
+    assert ui.stage.GetPrimAtPath("/PracticeYard/RoverA").GetAttribute("inputs:throttle").Get() == 0.0

@@ -8,6 +8,7 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QKeySequence
 
+from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.usd.ops import SetAttribute
 from luncosim_workbench import layout as layouts
 from luncosim_workbench.panels import PANELS
@@ -20,6 +21,7 @@ def test_every_panel_is_docked_and_toggled_from_the_view_menu(window):
     view_menu = next(m for m in window.menuBar().findChildren(type(window.recent_menu)) if m.title() == "Panels")
     titles = {a.text() for a in view_menu.actions()}
     assert titles == {s.title for s in PANELS}
+    window.show()
     toggle = window.docks["console"].toggleViewAction()
     before = window.docks["console"].isHidden()
     toggle.trigger()
@@ -159,9 +161,14 @@ def test_composition_warnings_reach_the_browser_and_diagnostics(window, tmp_path
     assert warnings.childCount() == len(diags)
     panel = window.panels["diagnostics"]
     assert len(panel.model.rows) == len(diags)
-    row = next(i for i, (_o, d) in enumerate(panel.model.rows) if d.path)
+    assert any(d.code == "usd-missing-arc" and "nowhere.usda" in d.message for _o, d in panel.model.rows)
+    opened_files = []
+    window.ctx.open_location = lambda path, line: opened_files.append((path, line))
+    row = next(i for i, (_o, d) in enumerate(panel.model.rows) if d.code == "usd-missing-arc")
     panel._on_activated(panel.proxy.mapFromSource(panel.model.index(row, 0)))
-    assert window.session.selection.paths == (str(panel.model.rows[row][1].path).split(".")[0],)
+    assert opened_files == [(str(scene), 0)]  # no prim named: the file opens
+    panel.activate(Diagnostic("error", "x", "joint limit violated", path="/W/Thing.angle", source="physics"))
+    assert window.session.selection.paths == ("/W/Thing",)  # a prim named: it is selected
 
 
 def test_selection_is_shared_between_tree_and_session(opened):

@@ -29,7 +29,12 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import OpError, SetAttribute, SetVariantSelection
-from luncosim_workbench.panels.assembly.properties import PropertyRow, format_value, parse_vector, property_rows
+from luncosim_workbench.panels.assembly.properties import (
+    PropertyRow,
+    format_value,
+    parse_vector,
+    property_rows,
+)
 
 
 class PropertyInspector(QWidget):

@@ -10,7 +10,14 @@ from __future__ import annotations
 import os
 
 from pxr import Sdf, Tf, Usd
-from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QMimeData,
+    QModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 
 COLUMNS = ("Prim", "Type", "Kind", "Badges")
 ASSET_MIME = "application/x-luncosim-asset"

@@ -31,6 +31,9 @@ class PortsPanel(QWidget):
         self.model = PortTableModel(self.write_port)
         self.proxy = PortFilterProxy()
         self.proxy.setSourceModel(self.model)
+        # live values change every frame: re-filtering/re-sorting on each change would call back
+        # into Python for every row; filters and sorting are re-applied explicitly instead
+        self.proxy.setDynamicSortFilter(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         bar = QHBoxLayout()
@@ -93,7 +96,8 @@ class PortsPanel(QWidget):
         if key != self._index_key:
             self._index_key = key
             self.refresh_ports()
-        self.model.update_values(snap)
+        if self.isVisible() or not self.model.keys:
+            self.model.update_values(snap)
 
     def refresh_ports(self) -> None:
         """Ask the simulation for the port list and wires (answered between ticks)."""

@@ -1,0 +1,106 @@
+"""UI event-loop latency of the workbench while the demo simulation runs as fast as it can.
+
+A 1 ms QTimer measures its own lateness on the UI thread for a few seconds, first with the
+simulation paused (baseline, same window, same run), then with the rovers driving at max speed
+and the Simulate perspective live (ports table, plots of 10 channels, console). The aim: no stall
+over 50 ms. Runs on the offscreen platform unless a DISPLAY is present (then with the 3D viewport).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if not os.environ.get("DISPLAY"):
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+
+SECONDS = float(os.environ.get("BENCH_UI_SECONDS", "5"))  # stays under the ~59 s the demo runs before RoverB escapes
+AXLES = ("Axle_FL", "Axle_FR", "Axle_RL", "Axle_RR")
+
+
+def measure(app, seconds: float) -> np.ndarray:
+    from PySide6.QtCore import QTimer
+
+    lateness: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        lateness.append(max(0.0, now - last[0] - 0.001))
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(1)
+    timer.timeout.connect(tick)
+    timer.start()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.0002)
+    timer.stop()
+    return np.asarray(lateness) * 1000.0
+
+
+def describe(name: str, ms: np.ndarray) -> str:
+    return (f"{name:<22} samples {len(ms):6d}  mean {ms.mean():6.2f} ms  p99 {np.percentile(ms, 99):6.2f} ms  "
+            f"max {ms.max():6.2f} ms  stalls>50ms {int((ms > 50).sum())}")
+
+
+def main() -> int:
+    from luncosim_core.api import SetPorts
+    from luncosim_workbench.app import demo_twin, ensure_app
+    from luncosim_workbench.main_window import MainWindow
+
+    app = ensure_app()
+    window = MainWindow(settings=Path(tempfile.mkdtemp()))
+    window.ask_unsaved = lambda _why: "discard"
+    window.resize(1600, 1000)
+    window.show()
+    window.open_path(demo_twin())
+    window.apply_perspective("Simulate")
+    bridge = window.bridge
+    while bridge.latest is None:
+        app.processEvents()
+        time.sleep(0.01)
+    for axle in AXLES:
+        bridge.send(SetPorts(target=f"/PracticeYard/RoverA/Joints/{axle}", writes={"target_velocity": -4.0}))
+    plots = window.panels["plots"]
+    keys = [k for k in bridge.latest.port_keys if "/RoverA/" in k][:10]
+    for key in keys:
+        plots.add_channel(key)
+    window.session.selection.set(["/PracticeYard/RoverA"])
+    ports = window.panels["ports"]
+    while not ports.model.ports:  # the port list arrives once; measure steady state
+        app.processEvents()
+        time.sleep(0.01)
+    base = measure(app, SECONDS)
+    t0_tick, f0 = bridge.latest.tick, bridge.frames
+    bridge.set_speed("max")
+    bridge.play()
+    t0 = time.perf_counter()
+    load = measure(app, SECONDS)
+    elapsed = time.perf_counter() - t0
+    ticks = bridge.latest.tick - t0_tick
+    frames = bridge.frames - f0
+    bridge.pause()
+    print(f"platform {app.platformName()}, viewport {'on' if window.viewport is not None else 'placeholder'}, "
+          f"{SECONDS:.0f} s each, {len(bridge.latest.port_keys)} ports, {len(keys)} plotted channels")
+    print(describe("paused (baseline)", base))
+    print(describe("max-speed sim", load))
+    print(f"sim ticks {ticks} ({ticks / elapsed:.0f} ticks/s, {ticks / elapsed / 60:.1f}x real time); UI frames {frames} "
+          f"({frames / elapsed:.0f} fps); telemetry rows {len(bridge.telemetry)}")
+    print(f"ratio max-lateness load/baseline {load.max() / max(base.max(), 1e-3):.1f}; "
+          f"p99 ratio {np.percentile(load, 99) / max(np.percentile(base, 99), 1e-3):.1f}")
+    verdict = "OK" if load.max() <= 50.0 else "OVER"
+    print(f"aim: no stall over 50 ms -> {verdict}")
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
