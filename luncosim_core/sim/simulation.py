@@ -299,12 +299,31 @@ class Simulation:
                 return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
             if _ports_only(cmd.op):
                 fresh = self._build_ports()
+                self._apply_authored_values(cmd.op)
                 self.diagnostics += [d for d in fresh if d.is_error]
                 self._new_diags += [d for d in fresh if d.is_error]
             else:
                 self.rebuild_keep_time(changed=_touched_paths(cmd.op))
             return CommandResult(True, cmd.op.label(), (), tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def _apply_authored_values(self, op) -> None:
+        """A newly authored port value becomes the port's sample (unless a wire or solver owns it)."""
+        from luncosim_core.usd.ops import Batch, SetAttribute
+
+        ops = op.ops if isinstance(op, Batch) else (op,)
+        for o in ops:
+            if not isinstance(o, SetAttribute):
+                continue
+            name = o.name.partition(":")[2]
+            i = self.registry.index.get(port_key(o.path, name))
+            if i is None or not self.registry.infos[i].writable or isinstance(o.value, (str, list, tuple)):
+                continue
+            value = float(o.value)
+            if math.isfinite(value):
+                self.registry.values[i] = value
+                if i in self.registry.held:
+                    self.registry.held[i] = value
 
     def preflight(self, op) -> Diagnostic | None:
         """Check an op against the live registry (runtime-owned endpoints) before it applies."""

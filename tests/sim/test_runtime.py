@@ -288,3 +288,4 @@ def test_a_flattened_copy_takes_mirrored_ops(demo_twin):
     assert res[0].ok
     assert copy.GetPrimAtPath("/PracticeYard/RoverA").GetAttribute("inputs:throttle").Get() == 0.5
     assert ui.stage.GetPrimAtPath("/PracticeYard/RoverA").GetAttribute("inputs:throttle").Get() == 0.0
+    assert sim.read("/PracticeYard/RoverA", "throttle") == 0.5  # the new authored value is the sample
