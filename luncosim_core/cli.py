@@ -128,10 +128,11 @@ def _report_set(result, prim: str) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run the bundled demo twin on the worker thread in real time and print a telemetry summary."""
+    """Run the bundled demo twin on the worker thread in real time and print a telemetry summary.
+
+    The demo twin's own scenario (``Drill``) drives the rovers."""
     import time
 
-    from luncosim_core.api import SetPorts
     from luncosim_core.sim.simulation import open_simulation
     from luncosim_core.sim.worker import SimulationWorker
     from luncosim_core.twin.roots import repository_root
@@ -143,8 +144,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     worker.start()
     print(f"demo: {twin} (real time, {args.seconds:g} s)")
     worker.call(lambda sim: sim.wait_until_ready()).result(timeout=120)
-    worker.send(SetPorts(target="/PracticeYard/RoverA", writes={"throttle": 1.0}))
-    worker.send(SetPorts(target="/PracticeYard/RoverB", writes={"throttle": 0.7, "steer": 0.5}))
     worker.play()
     t0 = time.perf_counter()
     time.sleep(args.seconds)

@@ -64,6 +64,7 @@ def window(make_window):
 
 @pytest.fixture
 def opened(window, twin_copy):
+    window.show()  # live values are drawn only into visible panels
     assert window.open_path(twin_copy)
     return window
 

@@ -99,6 +99,12 @@ class PortsPanel(QWidget):
         if self.isVisible() or not self.model.keys:
             self.model.update_values(snap)
 
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        snap = self.ctx.bridge.latest
+        if snap is not None:
+            self.model.update_values(snap)
+
     def refresh_ports(self) -> None:
         """Ask the simulation for the port list and wires (answered between ticks)."""
         ports = self.ctx.bridge.query(ListPorts(None))
