@@ -23,7 +23,7 @@ def writer():
     return write
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def demo_twin() -> Path:
     return DEMO_TWIN
 
