@@ -21,19 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from pxr import Usd, UsdGeom
+from pxr import Usd
 
 from luncosim_core.api.commands import (
     ApplyOp,
-    CausalTrace,
     Command,
     CommandResult,
-    GetBrokenConnections,
-    ListConnections,
-    ListPorts,
     Query,
-    QueryUsdPrim,
-    ReadPorts,
     ReleasePorts,
     SetPorts,
 )
@@ -47,6 +41,7 @@ from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.sim.participants import Participant
+from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
 from luncosim_core.sim.trace import TraceBuffer
 
@@ -380,74 +375,12 @@ class Simulation:
 
     # ------------------------------------------------------------------ queries
     def query(self, q: Query) -> CommandResult:
-        try:
-            return self._query(q)
-        except KeyError as exc:
-            return CommandResult.error(Diagnostic("error", "query-not-found", str(exc).strip("'\""), source="runtime"))
-
-    def _query(self, q: Query) -> CommandResult:
-        reg = self.registry
-        if isinstance(q, ReadPorts):
-            ports = reg.ports_of(q.target)
-            if not ports and not self.stage.GetPrimAtPath(q.target):
-                return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.target}", path=q.target, source="runtime"))
-            names = q.names or tuple(p.name for p in ports)
-            out = {}
-            for name in names:
-                info = reg.info(port_key(q.target, name))
-                if info is None:
-                    return CommandResult.error(Diagnostic("error", "port-unknown", f"{q.target} has no port '{name}'", path=q.target, source="runtime"))
-                out[name] = {"value": self.read(q.target, name), **info.to_json()}
-            return CommandResult(True, out)
-        if isinstance(q, ListPorts):
-            infos = reg.infos if q.target is None else reg.ports_of(q.target)
-            return CommandResult(True, [i.to_json() for i in infos])
-        if isinstance(q, QueryUsdPrim):
-            return self._query_prim(q)
-        if isinstance(q, ListConnections):
-            wires = self.fabric.valid + self.fabric.broken
-            if q.target:
-                wires = [w for w in wires if q.target in (w.sink_prim, w.source_prim)]
-            return CommandResult(True, [w.to_json() for w in sorted(wires, key=lambda w: (w.sink_key, w.source_key))])
-        if isinstance(q, GetBrokenConnections):
-            return CommandResult(True, [w.to_json() for w in self.fabric.broken])
-        if isinstance(q, CausalTrace):
-            return CommandResult(True, self.trace.explain(q.target, q.correlation_id, self))
-        return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
-
-    def _query_prim(self, q: QueryUsdPrim) -> CommandResult:
-        prim = self.stage.GetPrimAtPath(q.path) if q.path else None
-        if not prim:
-            return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.path}", path=q.path, source="runtime"))
-        attrs = {}
-        for attr in prim.GetAttributes():
-            if q.attrs and attr.GetName() not in q.attrs:
-                continue
-            value = attr.Get()
-            attrs[attr.GetName()] = _plain(value)
-        pose = self.world_pose(q.path)
-        return CommandResult(True, {
-            "path": q.path, "type": prim.GetTypeName(), "schemas": list(prim.GetAppliedSchemas()),
-            "attributes": attrs, "position": pose[0], "orientation": pose[1],
-            "children": [c.GetName() for c in prim.GetChildren()],
-        })
+        """Answer a query from the current state (between ticks)."""
+        return answer_query(self, q)
 
     def world_pose(self, path: str) -> tuple[list[float], list[float]]:
         """A body's simulated pose, or a prim's composed world transform (metres, w-x-y-z)."""
-        world = self.world
-        if world is not None and path in world.body_paths:
-            i = world.body_paths.index(path)
-            return [float(x) for x in world.positions()[i]], [float(x) for x in world.orientations()[i]]
-        prim = self.stage.GetPrimAtPath(path)
-        xf = UsdGeom.Xformable(prim) if prim else None
-        if not xf:
-            return [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
-        m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())
-        mpu = UsdGeom.GetStageMetersPerUnit(self.stage)
-        t = m.ExtractTranslation()
-        q = m.RemoveScaleShear().ExtractRotationQuat()
-        im = q.GetImaginary()
-        return [t[0] * mpu, t[1] * mpu, t[2] * mpu], [q.GetReal(), im[0], im[1], im[2]]
+        return world_pose(self, path)
 
     def read(self, prim_path: str, name: str) -> float | None:
         """The current value of a port (measured for physics ports); None while pending."""
@@ -608,19 +541,6 @@ def _ports_only(op) -> bool:
     if isinstance(op, SetConnection):
         return True
     return isinstance(op, SetAttribute) and op.name.startswith(("inputs:", "outputs:")) and "physics" not in op.name
-
-
-def _plain(value):
-    """USD values to JSON-friendly Python."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if hasattr(value, "path") and hasattr(value, "resolvedPath"):
-        return value.path
-    try:
-        seq = list(value)
-    except TypeError:
-        return str(value)
-    return [_plain(v) for v in seq]
 
 
 def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config: SimulationConfig | None = None) -> Simulation:
