@@ -25,6 +25,7 @@ def answer_query(sim, q: Query) -> CommandResult:
     except KeyError as exc:
         return CommandResult.error(Diagnostic("error", "query-not-found", str(exc).strip("'\""), source="runtime"))
 
+
 def _answer(sim, q: Query) -> CommandResult:
     reg = sim.registry
     if isinstance(q, ReadPorts):
@@ -55,6 +56,7 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, sim.trace.explain(q.target, q.correlation_id, sim))
     return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
 
+
 def _query_prim(sim, q: QueryUsdPrim) -> CommandResult:
     prim = sim.stage.GetPrimAtPath(q.path) if q.path else None
     if not prim:
@@ -71,6 +73,7 @@ def _query_prim(sim, q: QueryUsdPrim) -> CommandResult:
         "attributes": attrs, "position": pose[0], "orientation": pose[1],
         "children": [c.GetName() for c in prim.GetChildren()],
     })
+
 
 def world_pose(sim, path: str) -> tuple[list[float], list[float]]:
     """A body's simulated pose, or a prim's composed world transform (metres, w-x-y-z)."""
