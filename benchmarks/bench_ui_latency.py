@@ -67,8 +67,7 @@ def main() -> int:
     while bridge.latest is None:
         app.processEvents()
         time.sleep(0.01)
-    for axle in AXLES:
-        bridge.send(SetPorts(target=f"/PracticeYard/RoverA/Joints/{axle}", writes={"target_velocity": -4.0}))
+    bridge.send(SetPorts(target="/PracticeYard/RoverA", writes={"throttle": 1.0}))
     plots = window.panels["plots"]
     keys = [k for k in bridge.latest.port_keys if "/RoverA/" in k][:10]
     for key in keys:

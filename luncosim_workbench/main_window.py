@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_core.usd.document import ExternalChangeConflict
+from luncosim_workbench import gc_guard
 from luncosim_workbench import layout as layouts
 from luncosim_workbench.bridge import SPEEDS, SimBridge
 from luncosim_workbench.palette import CommandPalette
@@ -55,6 +56,7 @@ def make_viewport(force_placeholder: bool = False) -> tuple[QWidget, object | No
 class MainWindow(QMainWindow):
     def __init__(self, *, settings: Path | None = None, viewport: bool = True, frame_hz: float = 30.0) -> None:
         super().__init__()
+        gc_guard.install()
         self.settings = Path(settings) if settings else layouts.settings_dir()
         self.setWindowTitle("LunCoSim Workbench")
         self.resize(1600, 1000)
@@ -65,6 +67,9 @@ class MainWindow(QMainWindow):
         self.perspective = layouts.DEFAULT_PERSPECTIVE
         self.layout_message = ""
         self.central, self.viewport = make_viewport(force_placeholder=not viewport)
+        self.overlays_on: set[str] = set()
+        self._closed = False
+        self._debug_future = None
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
                                 open_path=self.open_path)
@@ -179,7 +184,7 @@ class MainWindow(QMainWindow):
             act = QAction(name.capitalize(), self)
             act.setCheckable(True)
             act.setEnabled(self.viewport is not None)
-            act.toggled.connect(lambda on, n=name: self.viewport and self.viewport.set_overlay(n, on))
+            act.toggled.connect(lambda on, n=name: self.set_overlay(n, on))
             overlays.addAction(act)
         sim = mb.addMenu("&Simulation")
         sim.addActions([a["play_pause"], a["play"], a["pause"], a["step"], a["reset"]])
@@ -248,12 +253,43 @@ class MainWindow(QMainWindow):
                 self.viewport.set_body_poses(snap.body_paths, snap.positions, snap.orientations)
             except Exception as exc:
                 self.notify(f"viewport: {exc}")
+        if self.viewport is not None and self.overlays_on:
+            self._update_debug_info()
         for widget in self.panels.values():
             on_frame = getattr(widget, "on_frame", None)
             if on_frame is not None:
                 on_frame(snap)
         self.transport.show_snapshot(snap)
         self._update_status(snap)
+
+    def set_overlay(self, name: str, on: bool) -> None:
+        """Toggle a viewport overlay; while any is on, physics debug info follows the frames."""
+        if self.viewport is None:
+            return
+        self.viewport.set_overlay(name, on)
+        if on:
+            self.overlays_on.add(name)
+        else:
+            self.overlays_on.discard(name)
+        if not self.overlays_on:
+            self.viewport.set_debug_info(None)
+
+    def _update_debug_info(self) -> None:
+        """Ask the worker (between ticks) for joint frames, colliders and contacts; show the answer
+        when it arrives. At most one request is in flight."""
+        fut = self._debug_future
+        if fut is not None and fut.done():
+            self._debug_future = None
+            try:
+                info = fut.result()
+            except Exception as exc:
+                self.notify(f"overlay data unavailable: {exc}")
+                info = None
+            if info is not None and self.overlays_on:
+                self.viewport.set_debug_info(info)
+        if self._debug_future is None and self.overlays_on and self.bridge.worker is not None:
+            self._debug_future = self.bridge.worker.call(
+                lambda sim: sim.world.debug_info() if sim is not None and sim.world is not None else None)
 
     def _on_selection(self, paths: tuple) -> None:
         if self.viewport is not None:
@@ -320,7 +356,7 @@ class MainWindow(QMainWindow):
 
     def _rebuild_projection(self) -> None:
         doc = self.session.document
-        if doc is None:
+        if doc is None or self._closed:
             return
         if self.viewport is not None:
             try:
@@ -417,6 +453,9 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self) -> None:
+        """Stop the simulation thread and every timer that could start it again."""
+        self._closed = True
+        self._rebuild_timer.stop()
         self.bridge.timer.stop()
         self.bridge.shutdown()
         for widget in self.panels.values():
@@ -483,6 +522,10 @@ class MainWindow(QMainWindow):
         bottoms = [d for d in self.docks.values() if self.dockWidgetArea(d) == AREAS["bottom"] and not d.isHidden()]
         if bottoms:
             self.resizeDocks(bottoms[:1], [int(self.height() * 0.3)], Qt.Orientation.Vertical)
+        columns = [docks[0] for (area, _g), docks in sorted(groups.items(), key=lambda kv: kv[0][1])
+                   if area == "bottom" and not docks[0].isHidden()]
+        if len(columns) == 2:  # a wide plot beside a narrower console or diagnostics table
+            self.resizeDocks(columns, [int(self.width() * 0.6), int(self.width() * 0.4)], Qt.Orientation.Horizontal)
         sides = [d for d in self.docks.values() if self.dockWidgetArea(d) in (AREAS["left"], AREAS["right"]) and not d.isHidden()]
         if sides:
             self.resizeDocks(sides, [int(self.width() * 0.28)] * len(sides), Qt.Orientation.Horizontal)

@@ -203,6 +203,7 @@ def compose(
 
     refused_deps = {uri_display(d) for _, d in refused}
     missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
+    arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
     malformed: list[Diagnostic] = []
     for err in errors:
         text = str(err).strip()
@@ -224,6 +225,7 @@ def compose(
             )
             continue
         missing.append((referring, dep, kind))
+        arc_prim.setdefault((referring, dep), m.groupdict().get("path") or "")
 
     # authored order: the position of (referring layer, dependency) in the dependency walk.
     # USD names a relative dependency by its anchored path; map both spellings to the authored one.
@@ -237,7 +239,9 @@ def compose(
     def rank(item: tuple[str, str, str]) -> int:
         return authored_at.get((item[0], item[1]), (len(order), ""))[0]
 
-    missing = [(lay, authored_at.get((lay, dep), (0, dep))[1] or dep, kind) for lay, dep, kind in missing]
+    shown = {(lay, dep): authored_at.get((lay, dep), (0, dep))[1] or dep for lay, dep, _ in missing}
+    arc_prim = {(lay, shown[(lay, dep)]): prim for (lay, dep), prim in arc_prim.items()}
+    missing = [(lay, shown[(lay, dep)], kind) for lay, dep, kind in missing]
     missing.sort(key=rank)
     # de-duplicate (the same arc is reported once per prim that composes it)
     seen: set[tuple[str, str]] = set()
@@ -251,6 +255,7 @@ def compose(
         diags.append(
             Diagnostic("warning" if policy == "allow_partial" else "error", "usd-missing-arc",
                        f"missing {kind} @{dep}@ referred to by {layer}", layer=layer, source="usd",
+                       path=arc_prim.get((layer, dep), ""),
                        data={"dependency": dep, "arc": kind})
         )
     if policy == "reject_scene" and pairs:

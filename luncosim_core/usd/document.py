@@ -88,14 +88,14 @@ class UsdDocument:
             base.Reload(True)
         self.base = base
         # a layer read through the one-line tolerant path is "dirty" from birth: judge by the journal
-        self._normalized_on_open = base.dirty
-        self._saved_position = self.journal.position
+        self._saved_state = self.journal.state
         composed = compose(self.path, self.roots, policy=self.policy, session_layer=self.session, root_layer=base)
         self.stage: Usd.Stage = composed.stage
         self.stage.SetEditTarget(Usd.EditTarget(self.base))
         self.diagnostics = composed.diagnostics
         self.missing = composed.missing
         self._stamp = FileStamp.of(self.path)
+        self._base_saved_text = base.ExportToString()
 
     def layer_for(self, target: str) -> Sdf.Layer:
         if target == "base":
@@ -134,11 +134,9 @@ class UsdDocument:
     # -- state -------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
-        """Unsaved edits in the base layer or (when persisted) in the runtime layer."""
-        base_dirty = self.base.dirty
-        if base_dirty and self._normalized_on_open:
-            base_dirty = self.journal.position != self._saved_position
-        return base_dirty or (self.persist_runtime and self.runtime.ExportToString() != self._runtime_saved_text)
+        """Unsaved edits: the journal is not where it was at the last open or save (undoing back
+        to the saved state is clean again). View-layer writes never make a document dirty."""
+        return self.journal.state != self._saved_state
 
     def external_change(self) -> bool:
         """True when the source file on disk differs from what this document last read or wrote."""
@@ -153,16 +151,17 @@ class UsdDocument:
                            f"{self.path} changed on disk since it was opened; reload or save with overwrite",
                            layer=str(self.path), source="usd")
             )
-        if self.base.dirty and (not self._normalized_on_open or self.journal.position != self._saved_position):
-            atomic_write_text(self.path, self.base.ExportToString())
-            if not self._normalized_on_open:
-                self.base.Reload(True)  # the layer now matches the file: clean
+        base_text = self.base.ExportToString()
+        if base_text != self._base_saved_text:
+            atomic_write_text(self.path, base_text)
+            self._base_saved_text = base_text
             self._stamp = FileStamp.of(self.path)
-        self._saved_position = self.journal.position
+        self._saved_state = self.journal.state
         if self.persist_runtime and self.runtime_sidecar is not None:
             rt = self.runtime.ExportToString()
-            atomic_write_text(self.runtime_sidecar, rt)
-            self._runtime_saved_text = rt
+            if rt != self._runtime_saved_text:
+                atomic_write_text(self.runtime_sidecar, rt)
+                self._runtime_saved_text = rt
         self.saved.emit(str(self.path))
 
     def reload(self, *, discard: bool = False) -> None:

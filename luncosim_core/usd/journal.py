@@ -13,6 +13,7 @@ class JournalEntry:
     op: Op
     inverse: Op
     label: str
+    serial: int = 0  # identity of the edit, kept through undo/redo
 
 
 class Journal:
@@ -21,11 +22,13 @@ class Journal:
     def __init__(self, limit: int = 1000) -> None:
         self._entries: list[JournalEntry] = []
         self._cursor = 0
+        self._serial = 0
         self.limit = limit
 
     def record(self, op: Op, inverse: Op) -> JournalEntry:
         del self._entries[self._cursor :]
-        entry = JournalEntry(op, inverse, op.label())
+        self._serial += 1
+        entry = JournalEntry(op, inverse, op.label(), self._serial)
         self._entries.append(entry)
         if len(self._entries) > self.limit:
             del self._entries[0]
@@ -44,6 +47,11 @@ class Journal:
     def position(self) -> int:
         return self._cursor
 
+    @property
+    def state(self) -> int:
+        """The serial of the newest applied edit (0 at the start): equal states, equal documents."""
+        return self._entries[self._cursor - 1].serial if self._cursor else 0
+
     def undo_label(self) -> str:
         return self._entries[self._cursor - 1].label if self.can_undo else ""
 
@@ -56,7 +64,7 @@ class Journal:
         entry = self._entries[self._cursor - 1]
         redo = apply(entry.inverse)
         self._cursor -= 1
-        self._entries[self._cursor] = JournalEntry(redo, entry.inverse, entry.label)
+        self._entries[self._cursor] = JournalEntry(redo, entry.inverse, entry.label, entry.serial)
         return entry
 
     def redo(self, apply: Callable[[Op], Op]) -> JournalEntry | None:
@@ -64,7 +72,7 @@ class Journal:
             return None
         entry = self._entries[self._cursor]
         inverse = apply(entry.op)
-        self._entries[self._cursor] = JournalEntry(entry.op, inverse, entry.label)
+        self._entries[self._cursor] = JournalEntry(entry.op, inverse, entry.label, entry.serial)
         self._cursor += 1
         return entry
 

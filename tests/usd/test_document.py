@@ -304,3 +304,21 @@ def test_random_ops_then_undo_all_gives_byte_identical_layers(twin, ops):
     for _ in range(applied):
         assert doc.redo()
     assert doc.export_layers() == after
+
+
+def test_undo_back_to_the_saved_state_is_clean(twin):
+    doc = make_doc(twin)
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.25))
+    doc.save()
+    assert not doc.dirty
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.5))
+    assert doc.dirty
+    doc.undo()
+    assert not doc.dirty  # back where the file is
+    doc.undo()
+    assert doc.dirty  # before the save: differs from the file
+    doc.redo()
+    assert not doc.dirty
+    doc.undo()
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.25))
+    assert doc.dirty  # same value, but a different edit history than the saved one

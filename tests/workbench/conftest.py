@@ -1,4 +1,6 @@
-"""Workbench tests run on Qt's offscreen platform (the 3D viewport shows its placeholder there).
+"""Workbench tests run on Qt's offscreen platform when there is no display (the 3D viewport shows
+its placeholder there); under Xvfb they share the session's X platform with the GL tests, and
+their windows still use the placeholder (``MainWindow(viewport=False)``).
 
 Every test gets its own settings folder (``LUNCOSIM_SETTINGS_DIR``), so nothing touches the
 user's real layout or recent list, and its own copy of the demo twin, so saves never touch the
@@ -7,12 +9,14 @@ repository.
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
 from pathlib import Path
 
-os.environ["QT_QPA_PLATFORM"] = "offscreen"
+if not os.environ.get("DISPLAY"):
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
@@ -20,6 +24,22 @@ REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "twins" / "practice_yard"
 SCENE_REL = Path("scenes") / "practice_yard.usda"
 AXLES = ("Axle_FL", "Axle_FR", "Axle_RL", "Axle_RR")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _restore_garbage_collection():
+    """The workbench collects garbage on the UI thread only; give it back after these tests."""
+    yield
+    from luncosim_workbench import gc_guard
+
+    gc_guard.uninstall()
+
+
+@pytest.fixture(autouse=True)
+def _collect_closed_windows():
+    """Closed windows and their cycles are collected here, on the UI thread, after each test."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

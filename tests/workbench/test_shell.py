@@ -166,6 +166,9 @@ def test_composition_warnings_reach_the_browser_and_diagnostics(window, tmp_path
     window.ctx.open_location = lambda path, line: opened_files.append((path, line))
     row = next(i for i, (_o, d) in enumerate(panel.model.rows) if d.code == "usd-missing-arc")
     panel._on_activated(panel.proxy.mapFromSource(panel.model.index(row, 0)))
+    assert window.session.selection.paths == ("/W/Thing",)  # the arc's prim is named: it is selected
+    assert opened_files == []
+    panel.activate(Diagnostic("warning", "stage-missing-up-axis", "layer has no upAxis", layer=str(scene), source="usd"))
     assert opened_files == [(str(scene), 0)]  # no prim named: the file opens
     panel.activate(Diagnostic("error", "x", "joint limit violated", path="/W/Thing.angle", source="physics"))
     assert window.session.selection.paths == ("/W/Thing",)  # a prim named: it is selected
@@ -195,3 +198,18 @@ def test_screenshot_saves_the_window(tmp_path, twin_copy):
                           settings=tmp_path / "shot-settings")
     image = QImage(str(out))
     assert image.width() == 1000 and image.height() == 700
+
+
+def test_activating_browser_entries_opens_scenes_and_previews(opened, twin_copy):
+    browser = opened.panels["twin_browser"]
+    part = twin_copy / "parts" / "q.usda"
+    part.parent.mkdir()
+    part.write_text('#usda 1.0\ndef Xform "Q"\n{\n}\n')
+    browser.refresh()
+    library = browser.sections["library"]
+    item = next(library.child(i) for i in range(library.childCount()) if library.child(i).text(0) == "parts/q.usda")
+    browser._on_activated(item, 0)
+    assert opened.session.preview and opened.session.scene == part.resolve()
+    scenes = browser.sections["scenes"]
+    browser._on_activated(scenes.child(0), 0)
+    assert not opened.session.preview and opened.session.scene.name == "practice_yard.usda"

@@ -102,3 +102,41 @@ def test_a_document_edit_rebuilds_the_projection(opened, qtbot):
     opened.bridge.step(1)
     qtbot.waitUntil(lambda: opened.bridge.latest.tick == 1, timeout=10000)
     assert opened.bridge.latest is not None and gen is not None
+
+
+def test_dragging_a_port_onto_the_plots_adds_a_curve(opened, qtbot):
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QDropEvent
+
+    ports = opened.panels["ports"]
+    plots = opened.panels["plots"]
+    qtbot.waitUntil(_ports_ready(opened), timeout=15000)
+    opened.session.selection.set([AXLE_FL])
+    row = next(r for r in range(ports.proxy.rowCount()) if ports.proxy.index(r, 0).data() == AXLE_FL + ".velocity")
+    data = ports.model.mimeData([ports.proxy.mapToSource(ports.proxy.index(row, 0))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    plots.dropEvent(event)
+    assert plots.channels == [AXLE_FL + ".velocity"]
+    assert AXLE_FL + ".velocity" in plots.curves
+
+
+def test_console_shows_scenario_prints(opened, qtbot):
+    console = opened.panels["console"]
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
+    opened.bridge.step(3)
+    qtbot.waitUntil(lambda: any("[yard] drill started" in line for line in console.lines()), timeout=10000)
+    printed = [line for line in console.lines() if "[yard] drill started" in line]
+    assert len(printed) == 1 and printed[0].startswith("[tick 0]")
+
+
+def test_console_cursor_yields_each_entry_once():
+    from luncosim_workbench.panels.console.widget import _Cursor
+
+    c = _Cursor()
+    log = [(0, "a"), (0, "b"), (1, "c")]
+    assert c.new(1, log) == log
+    assert c.new(1, log) == []
+    log += [(1, "d"), (2, "e")]
+    assert c.new(1, log) == [(1, "d"), (2, "e")]
+    assert c.new(2, [(0, "x")]) == [(0, "x")]  # another runtime (rebuilt projection) starts over
