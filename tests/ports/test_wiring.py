@@ -314,3 +314,38 @@ def test_set_connection_through_the_runtime_recompiles_between_ticks_without_rep
     sim.tick()
     assert not bad[0].ok and "produced by physics" in bad[0].diagnostics[0].message
     assert sim.document.journal.labels() == ["wire /Rover/Chassis.inputs:steer"]
+
+
+REACTION_WHEEL = HEAD + """
+def Xform "Rover"
+{
+    def Scope "ReactionWheel" (
+        prepend apiSchemas = ["LunCoProgramAPI"]
+    )
+    {
+        uniform token info:implementationSource = "sourceAsset"
+        uniform asset info:sourceAsset = @lunco://models/Workbench/Pointing/ReactionWheel.mo@
+        float inputs:torque_cmd = 0.1
+        float outputs:momentum
+    }
+    def Scope "Telemetry"
+    {
+        float inputs:momentum.connect = </Rover/ReactionWheel.outputs:momentum>
+        float inputs:omega.connect = </Rover/ReactionWheel.outputs:omega>
+    }
+}
+"""
+
+
+def test_a_models_private_value_cannot_be_wired_but_its_declared_output_can(writer, tmp_path):
+    sim, _ = sim_for(writer, tmp_path, REACTION_WHEEL)
+    assert sim.wait_until_ready(120) == ""
+    sim.run(60)
+    # momentum is a model output the prim declares: it flows (inertia 0.02 * omega after 1 s of 0.1 N.m)
+    assert sim.read("/Rover/Telemetry", "momentum") == pytest.approx(0.1, rel=0.02)
+    # omega is computed by the model but not declared as outputs:omega on the prim: never a port
+    assert sim.registry.info("/Rover/ReactionWheel.omega") is None
+    assert sim.read("/Rover/Telemetry", "omega") is None
+    broken = sim.query(GetBrokenConnections()).value
+    assert [b["sink"] for b in broken] == ["/Rover/Telemetry.inputs:omega"]
+    assert "public-output rule" in broken[0]["broken"]
