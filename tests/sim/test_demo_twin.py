@@ -43,3 +43,16 @@ def test_the_whole_stack_is_deterministic(demo_twin, drilled):
     again.run(900)
     assert again.state_hash() == drilled.state_hash()
     again.close()
+
+
+def test_the_demo_twins_scene_test_passes_through_the_cli(demo_twin):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).with_name("luncosim"))
+    scene = demo_twin / "scenes" / "tests" / "drill_check.usda"
+    assert subprocess.run([exe, "validate", str(scene)], capture_output=True, text=True).returncode == 0
+    proc = subprocess.run([exe, "test", "--scene", str(scene), "--max-ticks", "1200"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "DRILL: PASS" in proc.stdout and "TESTS_OK 7" in proc.stdout
