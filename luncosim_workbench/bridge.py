@@ -20,6 +20,7 @@ from pxr import Sdf, Usd
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from luncosim_core.api.commands import Command, Query
+from luncosim_core.sim.mirror import StageDocument
 from luncosim_core.sim.programs import program_participants
 from luncosim_core.sim.simulation import Simulation, SimulationConfig
 from luncosim_core.sim.snapshot import WorkbenchSnapshot
@@ -45,7 +46,7 @@ def flattened_factory(doc: UsdDocument, config: SimulationConfig | None = None) 
         layer = Sdf.Layer.CreateAnonymous(".usda")
         layer.ImportFromString(text)
         stage = Usd.Stage.Open(layer)
-        return Simulation(stage, config or SimulationConfig(), roots=roots,
+        return Simulation(stage, config or SimulationConfig(), roots=roots, document=StageDocument(stage, roots),
                           participant_factory=program_participants, scene=scene)
 
     return factory

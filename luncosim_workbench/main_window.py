@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from luncosim_core.api import ApplyOp
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_core.usd.document import ExternalChangeConflict
@@ -95,6 +96,10 @@ class MainWindow(QMainWindow):
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(REBUILD_DELAY_MS)
         self._rebuild_timer.timeout.connect(self._rebuild_projection)
+        self._mirrors: list = []  # futures of edits mirrored into the running simulation
+        self._mirror_timer = QTimer(self)
+        self._mirror_timer.setInterval(100)
+        self._mirror_timer.timeout.connect(self._check_mirrors)
         self.bridge.frame.connect(self._on_frame)
         self.bridge.projectionRestarted.connect(lambda why: self.session.log(f"simulation projection restarted: {why}"))
         self.session.selection.changed.connect(self._on_selection)
@@ -352,7 +357,36 @@ class MainWindow(QMainWindow):
     def _on_document_changed(self, op) -> None:
         self._update_edit_actions()
         self._update_title()
-        self._rebuild_timer.start()
+        self.session.diagnostics_changed.emit()  # lint follows the edit
+        if _mirrorable(op) and self.bridge.worker is not None:
+            # the same typed op, applied between ticks on the simulation's copy: motion carries on
+            fut = self.bridge.send(ApplyOp(op=op))
+            if fut is not None:
+                self._mirrors.append(fut)
+                self._mirror_timer.start()
+                if self.viewport is not None:
+                    self._refresh_viewport_stage()
+                return
+        self._rebuild_timer.start()  # undo/redo describe this document's layers: re-project
+
+    def _check_mirrors(self) -> None:
+        """A mirrored edit the simulation could not apply falls back to a full re-projection."""
+        done = [f for f in self._mirrors if f.done()]
+        self._mirrors = [f for f in self._mirrors if not f.done()]
+        if not self._mirrors:
+            self._mirror_timer.stop()
+        for fut in done:
+            result = fut.result()
+            if not result.ok:
+                self.session.log("the simulation could not apply the edit in place; restarting the projection")
+                self._rebuild_timer.start()
+                return
+
+    def _refresh_viewport_stage(self) -> None:
+        try:
+            self.viewport.set_stage(self.session.document.stage)
+        except Exception as exc:
+            self.notify(f"viewport could not show the stage: {exc}")
 
     def _rebuild_projection(self) -> None:
         doc = self.session.document
@@ -559,3 +593,14 @@ class MainWindow(QMainWindow):
             self.apply_perspective(layouts.DEFAULT_PERSPECTIVE)
             return False
         return True
+
+
+def _mirrorable(op) -> bool:
+    """Forward edits can be replayed on the simulation's copy; undo/redo restores cannot."""
+    from luncosim_core.usd.ops import Batch, RestoreSpecs
+
+    if isinstance(op, RestoreSpecs):
+        return False
+    if isinstance(op, Batch):
+        return all(_mirrorable(o) for o in op.ops)
+    return True

@@ -55,6 +55,8 @@ class Session:
         self.document: UsdDocument | None = None
         self.selection = Selection()
         self.open_diagnostics: list[Diagnostic] = []
+        self._lint_key: tuple | None = None
+        self._lint: list[Diagnostic] = []
 
     @property
     def twin(self) -> Twin | None:
@@ -102,3 +104,18 @@ class Session:
 
     def composition_diagnostics(self) -> list[Diagnostic]:
         return list(self.open_diagnostics) + (list(self.document.diagnostics) if self.document else [])
+
+    def lint_diagnostics(self) -> list[Diagnostic]:
+        """The Rhai lint policies over the open document, recomputed only after an edit."""
+        if self.document is None:
+            return []
+        key = (id(self.document), self.document.journal.state)
+        if key != self._lint_key:
+            from luncosim_core.lint import run_lint
+
+            try:
+                self._lint = run_lint(self.document.stage, roots=self.twin.roots if self.twin else None)
+            except Exception as exc:  # a broken policy is a diagnostic, never a broken window
+                self._lint = [Diagnostic("error", "lint-failed", f"lint could not run: {exc}", source="lint")]
+            self._lint_key = key
+        return list(self._lint)

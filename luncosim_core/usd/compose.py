@@ -270,18 +270,17 @@ def compose(
 
 
 def stage_metadata_diagnostics(stage: Usd.Stage, layer_name: str) -> list[Diagnostic]:
-    """defaultPrim / upAxis / metersPerUnit missing, and a stage with nothing on it."""
+    """A defaultPrim naming nothing, and a stage with nothing on it.
+
+    Unauthored defaultPrim / upAxis / metersPerUnit are a lint policy (``missing-stage-metadata``
+    in ``assets/scripting/policy/stage.rhai``), reported by ``luncosim validate`` and the
+    workbench's Diagnostics.
+    """
     out: list[Diagnostic] = []
     root = stage.GetRootLayer()
-    if not root.HasDefaultPrim():
-        out.append(Diagnostic("warning", "stage-missing-default-prim", "layer has no defaultPrim", layer=layer_name, source="usd"))
-    elif not stage.GetDefaultPrim():
+    if root.HasDefaultPrim() and not stage.GetDefaultPrim():
         out.append(Diagnostic("error", "stage-default-prim-invalid",
                               f"defaultPrim '{root.defaultPrim}' names no prim on the stage", layer=layer_name, source="usd"))
-    if not root.pseudoRoot.HasInfo("upAxis"):
-        out.append(Diagnostic("warning", "stage-missing-up-axis", "layer has no upAxis", layer=layer_name, source="usd"))
-    if not root.pseudoRoot.HasInfo("metersPerUnit"):
-        out.append(Diagnostic("warning", "stage-missing-meters-per-unit", "layer has no metersPerUnit", layer=layer_name, source="usd"))
     if not any(True for _ in stage.GetPseudoRoot().GetChildren()):
         out.append(Diagnostic("warning", "stage-empty", "the composed stage defines no prims (only overs or classes, or nothing)", layer=layer_name, source="usd"))
     return out

@@ -192,10 +192,15 @@ def test_malformed_referenced_layer_reports_file_and_line(writer, roots):
     assert c.stage.GetPrimAtPath("/S/Kept").IsValid()
 
 
-def test_stage_metadata_missing_is_reported(writer, roots):
+def test_stage_metadata_missing_is_reported_by_validate(writer, roots):
+    from luncosim_core.lint import run_lint
+    from luncosim_core.usd.validate import validate_scene
+
     path = writer(roots.twin_root / "bare.usda", '#usda 1.0\ndef Xform "S"\n{\n}\n')
-    c = compose(path, roots)
-    assert {"stage-missing-default-prim", "stage-missing-up-axis", "stage-missing-meters-per-unit"} <= set(codes(c))
+    diags = validate_scene(path, roots, lint=run_lint)
+    metadata = [d for d in diags if d.code == "missing-stage-metadata"]
+    said = " ".join(d.message for d in metadata)
+    assert "upAxis" in said and "metersPerUnit" in said and "defaultPrim" in said
 
 
 def test_empty_stage_is_never_silent(writer, roots):

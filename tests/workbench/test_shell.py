@@ -146,7 +146,7 @@ def test_entry_points_folder_loose_file_and_preview(window, tmp_path, twin_copy)
     assert not window.actions_by_id["save"].isEnabled()
     library = browser.sections["library"]
     entries = [library.child(i).text(0) for i in range(library.childCount())]
-    assert entries == ["parts/p.usda", "scenes/practice_yard.usda"]
+    assert entries == ["parts/p.usda", "scenes/practice_yard.usda", "scenes/tests/drill_check.usda"]
     assert browser.tree.mimeData([library.child(0)]).urls()[0].toLocalFile() == str(part)
     assert window.open_path(tmp_path / "missing") is False
 
@@ -160,7 +160,8 @@ def test_composition_warnings_reach_the_browser_and_diagnostics(window, tmp_path
     warnings = window.panels["twin_browser"].sections["warnings"]
     assert warnings.childCount() == len(diags)
     panel = window.panels["diagnostics"]
-    assert len(panel.model.rows) == len(diags)
+    assert len([r for r in panel.model.rows if r[0] == "composition"]) == len(diags)
+    assert any(o == "lint" and d.code == "missing-stage-metadata" for o, d in panel.model.rows)
     assert any(d.code == "usd-missing-arc" and "nowhere.usda" in d.message for _o, d in panel.model.rows)
     opened_files = []
     window.ctx.open_location = lambda path, line: opened_files.append((path, line))

@@ -146,8 +146,10 @@ class DiagnosticsPanel(QWidget):
 
     def refresh_composition(self) -> None:
         self.model.clear("composition")
+        self.model.clear("lint")
         self.model.clear("runtime")
         self.model.add("composition", self.ctx.session.composition_diagnostics())
+        self.model.add("lint", self.ctx.session.lint_diagnostics())
         self._update_count()
 
     def on_frame(self, snap: WorkbenchSnapshot) -> None:
