@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import GROUND, LUNAR_SCENE, run
+from physics_scenes import GROUND, LUNAR_SCENE, run
 
 BALL = """
 def Sphere "Ball" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])

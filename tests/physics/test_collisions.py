@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import GROUND, LUNAR_SCENE, codes, run
+from physics_scenes import GROUND, LUNAR_SCENE, codes, run
 
 RIG = """
 def Xform "Rig"

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import run
+from physics_scenes import run
 from pxr import Ar, Usd
 
 from luncosim_core.physics import PhysicsWorld

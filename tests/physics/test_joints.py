@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import GROUND, LUNAR_SCENE, codes, run
+from physics_scenes import GROUND, LUNAR_SCENE, codes, run
 
 FIXED_PAIR = LUNAR_SCENE + GROUND + """
 def Cube "CubeA" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GROUND, LUNAR_SCENE, run, write_stage
+from physics_scenes import GROUND, LUNAR_SCENE, run, write_stage
 from pxr import Usd
 
 from luncosim_core.physics import PhysicsWorld, PortSpec
