@@ -69,10 +69,28 @@ def read_declarations(stage: Usd.Stage) -> tuple[list[PortDecl], list[Diagnostic
     return decls, diags
 
 
+def native_port_names(prim: Usd.Prim) -> set[str]:
+    """Ports the physics projection publishes on a prim without any declaration.
+
+    The public-output rule guards model outputs; a body's pose or a joint's angle is the engine's
+    own native port and may be wired as ``outputs:<name>`` (or ``inputs:<name>``) directly.
+    """
+    from luncosim_core.physics.ports import body_port_specs, joint_port_specs
+
+    names: set[str] = set()
+    if "PhysicsRigidBodyAPI" in prim.GetAppliedSchemas():
+        names |= {spec.name for spec in body_port_specs("", False)}
+    kind = {"PhysicsRevoluteJoint": "revolute", "PhysicsPrismaticJoint": "prismatic"}.get(prim.GetTypeName())
+    if kind:
+        names |= {spec.name for spec in joint_port_specs("", kind)}
+    return names
+
+
 def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl]) -> list[Wire]:
     """Every ``.connect`` on a port attribute, resolved (or marked broken with a reason).
 
-    ``declared`` maps ``/Prim.namespace:name`` (attribute path) to its declaration.
+    ``declared`` maps ``/Prim.namespace:name`` (attribute path) to its declaration. A source may be
+    a declared port, or a physics-native port of a body or joint (see :func:`native_port_names`).
     """
     wires: list[Wire] = []
     for prim in signal_prims(stage):
@@ -91,8 +109,12 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl]) -> list[Wire]:
                 broken = ""
                 src_prim = stage.GetPrimAtPath(src.GetPrimPath())
                 src_decl = declared.get(f"{src_prim_path}.{src_attr}")
+                native = src_prim and src_decl is None and s_ns in ("inputs", "outputs") \
+                    and s_bare in native_port_names(src_prim)
                 if not src_prim:
                     broken = f"source prim {src_prim_path} does not exist (renamed or removed?)"
+                elif native:
+                    broken = ""  # the engine publishes it: connectable without a declaration
                 elif not src_prim.GetAttribute(src_attr):
                     broken = f"source property {src} is not declared on {src_prim_path} (public-output rule: declare it as outputs:{s_bare or src_attr})"
                 elif s_ns not in ("inputs", "outputs") or src_decl is None:

@@ -349,3 +349,29 @@ def test_a_models_private_value_cannot_be_wired_but_its_declared_output_can(writ
     broken = sim.query(GetBrokenConnections()).value
     assert [b["sink"] for b in broken] == ["/Rover/Telemetry.inputs:omega"]
     assert "public-output rule" in broken[0]["broken"]
+
+
+def test_a_bodys_native_physics_port_can_be_wired_without_a_declaration(writer, tmp_path):
+    text = HEAD + """
+def Xform "Rover"
+{
+    def Cube "Beacon" (
+        prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"]
+    )
+    {
+        double size = 0.5
+        double3 xformOp:translate = (3, 7, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+    def Scope "Guidance"
+    {
+        double inputs:target_x.connect = </Rover/Beacon.outputs:position_x>
+        double inputs:target_q.connect = </Rover/Beacon.outputs:no_such_port>
+    }
+}
+"""
+    sim, _ = sim_for(writer, tmp_path, text)
+    sim.run(1)
+    assert sim.read("/Rover/Guidance", "target_x") == pytest.approx(3.0)
+    broken = sim.query(GetBrokenConnections()).value
+    assert [b["sink"] for b in broken] == ["/Rover/Guidance.inputs:target_q"]
