@@ -228,8 +228,7 @@ class Simulation:
         self._contact_scatter = [scatter(v) for v in self._contact_slots] if n else []
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
         self._last_written: dict[int, float] = {}
-        wired_sinks = set(self.fabric.sinks.tolist())
-        self._wired_commands = [c for c in self._commands if c[0] in wired_sinks]
+        self._wired = set(self.fabric.sinks.tolist())  # commanded inputs a wire drives
 
     def teardown(self, keep: list | None = None) -> None:
         """Drop everything projected from the last stage: physics client, participants, traces."""
@@ -437,7 +436,7 @@ class Simulation:
         values = self.registry.values
         held = self.registry.held
         last = self._last_written
-        wired = self._wired_set()
+        wired = self._wired
         for i, path, name in self._commands:
             if i not in held and i not in wired:
                 continue
@@ -457,13 +456,6 @@ class Simulation:
                 values[dst] = column[mask]
         for i, path, name in self._scalar_reads:
             values[i] = world.read_port(path, name)
-
-    def _wired_set(self) -> set[int]:
-        cached = getattr(self, "_wired_cache", None)
-        if cached is None or cached[0] is not self.fabric:
-            cached = (self.fabric, set(self.fabric.sinks.tolist()))
-            self._wired_cache = cached
-        return cached[1]
 
     def run(self, ticks: int) -> int:
         """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -42,20 +43,24 @@ class WorkbenchSnapshot:
     real_time_factor: float = 0.0
     extra: dict = field(default_factory=dict)
 
+    @cached_property
+    def _port_slots(self) -> dict[str, int]:
+        return {k: i for i, k in enumerate(self.port_keys)}
+
+    @cached_property
+    def _body_slots(self) -> dict[str, int]:
+        return {p: i for i, p in enumerate(self.body_paths)}
+
     def port(self, key: str) -> float | None:
         """The value of ``/Prim.port`` (None while pending or unknown)."""
-        try:
-            i = self.port_keys.index(key)
-        except ValueError:
+        i = self._port_slots.get(key)
+        if i is None:
             return None
         v = float(self.port_values[i])
         return None if v != v else v
 
     def body_index(self, path: str) -> int | None:
-        try:
-            return self.body_paths.index(path)
-        except ValueError:
-            return None
+        return self._body_slots.get(path)
 
     def pose(self, path: str) -> tuple[np.ndarray, np.ndarray] | None:
         i = self.body_index(path)

@@ -201,7 +201,9 @@ def compose(
         errors = list(stage.GetCompositionErrors())
         trap.Clear()
 
-    refused_deps = {uri_display(d) for _, d in refused}
+    # a refused arc is reported once, as an escape: skip USD's own error for it, in either the
+    # authored spelling or the identifier USD made of it (the one that was muted)
+    refused_deps = {uri_display(d) for _, d in refused} | {uri_display(i) for i in muted}
     missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
     arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
     malformed: list[Diagnostic] = []
@@ -214,7 +216,7 @@ def compose(
         dep = uri_display(m.group("dep"))
         referring = layer_display(m.group("layer"), roots)
         kind = m.groupdict().get("arc") or "sublayer"
-        if dep in refused_deps or any(dep.endswith(p.split("://")[-1].lstrip("./")) for p in refused_deps if "../" in p):
+        if dep in refused_deps:
             continue
         if " -- " in text:
             file, line, col, msg = parse_layer_error(text)
