@@ -297,6 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
 
     add_scripting_verbs(sub)  # test, rhai
+
+    from luncosim_core.mission.cli import add_mission_verb
+
+    add_mission_verb(sub)  # mission run
     return parser
 
 

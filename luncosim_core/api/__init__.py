@@ -1,5 +1,6 @@
 """The typed command/query vocabulary shared by the UI, scripts, tests and the CLI."""
 
+from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
     ApplyOp,
     CausalTrace,
@@ -17,6 +18,6 @@ from luncosim_core.api.commands import (
 )
 
 __all__ = [
-    "ApplyOp", "CausalTrace", "Command", "CommandResult", "GetBrokenConnections", "ListConnections",
+    "ApplyOp", "AttachBodies", "DetachBodies", "CausalTrace", "Command", "CommandResult", "GetBrokenConnections", "ListConnections",
     "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetPorts", "from_name",
 ]

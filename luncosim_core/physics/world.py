@@ -45,6 +45,16 @@ class _PdGroup:
         self.c_l = self.c_implicit.tolist()
 
 
+@dataclass
+class _Attachment:
+    """A fixed constraint made at run time (``attach``): child inertial frame in the parent's."""
+
+    parent: str
+    child: str
+    parent_frame: Pose
+    constraint: int
+
+
 TETHER_FREQ_HZ = 20.0  # natural frequency of the distance-joint spring
 TETHER_ZETA = 1.0
 
@@ -127,6 +137,7 @@ class PhysicsWorld:
         self._effort_members: set[str] = set()
         self._contacts_tick = -1
         self._contacts: list = []
+        self._attachments: dict[str, _Attachment] = {}
         self._up = 2 if self.model.up_axis == "Z" else 1
         self._floor = -math.inf
         if self._built.statics:
@@ -594,7 +605,8 @@ class PhysicsWorld:
             if rt.is_link and rt.joint.kind in ("revolute", "prismatic"):
                 q, qd = c.getJointState(rt.uid, rt.link)[:2]
                 joints[path] = (q, qd, rt.sign)
-        return {"bases": bases, "joints": joints, "tick": self.tick}
+        return {"bases": bases, "joints": joints, "tick": self.tick,
+                "attachments": {k: (a.parent, a.child, a.parent_frame) for k, a in self._attachments.items()}}
 
     def import_state(self, state: dict, *, skip: tuple[str, ...] = ()) -> list[str]:
         """Restore what :meth:`export_state` saved, for every body and joint that still exists and
@@ -621,6 +633,9 @@ class PhysicsWorld:
                 c.resetJointState(rt.uid, rt.link, q * sign * rt.sign, qd * sign * rt.sign)
                 restored.append(path)
         self.tick = int(state.get("tick", self.tick))
+        for name, (parent, child, frame) in sorted(state.get("attachments", {}).items()):
+            if parent in self._index and child in self._index and not (skipped(parent) or skipped(child)):
+                self._fix(name, parent, child, frame)
         self._read_state()
         self._check_escape()
         return restored
@@ -635,6 +650,45 @@ class PhysicsWorld:
                     continue  # a position/velocity motor owns the joint; effort is not added
                 groups.setdefault(rt.uid, []).append(rt)
         self._effort_groups = [(uid, [rt.link for rt in rts], rts) for uid, rts in sorted(groups.items())]
+
+    # ------------------------------------------------------------------ attachments
+    def attach(self, name: str, parent: str, child: str) -> None:
+        """Fix body ``child`` to body ``parent`` at their current relative pose (a FIXED
+        constraint) and stop the pair colliding. Raises KeyError/ValueError on bad input."""
+        for path in (parent, child):
+            if path not in self._index:
+                raise KeyError(f"{path} is not a physics body")
+        if parent == child:
+            raise ValueError(f"{parent} cannot be attached to itself")
+        if name in self._attachments:
+            raise ValueError(f"attachment {name!r} already exists ({self._attachments[name].child})")
+        if self._built.bodies[child].kinematic:
+            raise ValueError(f"{child} is kinematic; only a dynamic body can be attached")
+        frame = (self._body_pose(parent) * self._built.bodies[parent].com_frame).inverse() \
+            * (self._body_pose(child) * self._built.bodies[child].com_frame)
+        self._fix(name, parent, child, frame)
+
+    def _fix(self, name: str, parent: str, child: str, frame: Pose) -> None:
+        p, c = self._built.bodies[parent], self._built.bodies[child]
+        cid = self._client.createConstraint(p.uid, p.link, c.uid, c.link, pb.JOINT_FIXED, [0.0, 0.0, 0.0],
+                                            frame.p.tolist(), [0.0, 0.0, 0.0], to_xyzw(frame.q), [0.0, 0.0, 0.0, 1.0])
+        self._client.setCollisionFilterPair(p.uid, c.uid, p.link, c.link, 0)
+        self._attachments[name] = _Attachment(parent, child, frame, cid)
+
+    def detach(self, name: str) -> tuple[str, str]:
+        """Remove an attachment made by :meth:`attach`; the pair collides again. Returns
+        (parent, child); KeyError when there is no such attachment."""
+        a = self._attachments.pop(name, None)
+        if a is None:
+            raise KeyError(f"no attachment {name!r} (attached: {', '.join(sorted(self._attachments)) or 'none'})")
+        self._client.removeConstraint(a.constraint)
+        p, c = self._built.bodies[a.parent], self._built.bodies[a.child]
+        self._client.setCollisionFilterPair(p.uid, c.uid, p.link, c.link, 1)
+        return a.parent, a.child
+
+    def attachments(self) -> dict[str, tuple[str, str]]:
+        """Current attachments: name -> (parent body, child body)."""
+        return {k: (a.parent, a.child) for k, a in sorted(self._attachments.items())}
 
     # ------------------------------------------------------------------ snapshots
     def state_bytes(self) -> bytes:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from pxr import Usd
 
+from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
     ApplyOp,
     Command,
@@ -40,6 +41,7 @@ from luncosim_core.ports.declarations import connector_diagnostics, read_declara
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
+from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
@@ -299,6 +301,8 @@ class Simulation:
             else:
                 self.rebuild_keep_time(changed=_touched_paths(cmd.op))
             return CommandResult(True, cmd.op.label(), (), tick, seq)
+        if isinstance(cmd, (AttachBodies, DetachBodies)):
+            return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
 
     def _apply_authored_values(self, op) -> None:
