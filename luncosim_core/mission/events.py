@@ -24,7 +24,7 @@ class EventLog:
         self.events: list[MissionEvent] = []
         self.listeners: list[Callable[[MissionEvent], None]] = list(listeners)
 
-    def emit(self, name: str, tick: int, **payload: Any) -> MissionEvent:
+    def emit(self, name: str, tick: int, /, **payload: Any) -> MissionEvent:
         event = MissionEvent(name, tick, payload)
         self.events.append(event)
         for listener in list(self.listeners):

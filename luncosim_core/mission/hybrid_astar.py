@@ -321,3 +321,71 @@ def straight_path(start: tuple[float, float, float], goal: tuple[float, float, f
 
     shot = _shot(_Open(), *start, goal, True, True)  # type: ignore[arg-type]
     return _build([start[0]], [start[1]], [start[2]], [-1], [0], [[]], 0, shot[0], start, 0, shot[1])
+
+
+def _segment(checker: CollisionChecker, a, b, direction: int, yaw_in: float):
+    """Samples of rotate-then-straight from pose ``a`` to point ``b`` driving ``direction``, or
+    None when any is in collision. Returns (samples, heading)."""
+    dist = math.hypot(b[0] - a[0], b[1] - a[1])
+    bearing = math.atan2(b[1] - a[1], b[0] - a[0])
+    heading = bearing if direction >= 0 else bearing + math.pi
+    turn = wrap(heading - yaw_in)
+    heading = yaw_in + turn
+    out = []
+    n = int(math.ceil(abs(turn) / ROTATION_SAMPLE))
+    out += [(a[0], a[1], yaw_in + turn * k / n, 0) for k in range(1, n + 1)]
+    n = max(1, int(math.ceil(dist / SAMPLE_M)))
+    out += [(a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n, heading, direction) for k in range(1, n + 1)]
+    poses = np.array([o[:3] for o in out])
+    if not checker.free_many(poses).all():
+        return None
+    return out, heading
+
+
+def smooth(checker: CollisionChecker, path: NavigationPath) -> NavigationPath:
+    """Shortcut the search's arcs into straight stretches joined by rotations in place, within
+    each stretch driven in one direction, keeping every sample collision-free."""
+    poses, dirs = path.poses, path.directions
+    n = len(poses)
+    if n < 3:
+        return path
+    # runs of one travel direction (rotations join the run they sit in)
+    rows: list[tuple[float, float, float, int]] = [(*poses[0], 0)]
+    yaw = float(poses[0, 2])
+    i = 0
+    while i < n - 1:
+        d = int(dirs[i + 1]) if dirs[i + 1] != 0 else next((int(v) for v in dirs[i + 1:] if v != 0), 0)
+        if d == 0:  # only rotation left
+            rows += [(float(p[0]), float(p[1]), float(p[2]), 0) for p in poses[i + 1:]]
+            yaw = float(poses[-1, 2])
+            break
+        end = i + 1
+        while end + 1 < n and dirs[end + 1] in (0, d):
+            end += 1
+        best = None
+        for j in range(end, i, -1):  # farthest first
+            seg = _segment(checker, poses[i], poses[j], d, yaw)
+            if seg is not None:
+                best = (j, seg)
+                break
+        if best is None:  # keep the original samples
+            rows.append((float(poses[i + 1, 0]), float(poses[i + 1, 1]), float(poses[i + 1, 2]), int(dirs[i + 1])))
+            yaw = float(poses[i + 1, 2])
+            i += 1
+            continue
+        j, (samples, heading) = best
+        rows += samples
+        yaw = heading
+        i = j
+    # finish with a rotation to the goal yaw
+    goal_yaw = float(poses[-1, 2])
+    turn = wrap(goal_yaw - yaw)
+    m = int(math.ceil(abs(turn) / ROTATION_SAMPLE))
+    px, py = rows[-1][0], rows[-1][1]
+    final = [(px, py, yaw + turn * k / m, 0) for k in range(1, m + 1)]
+    if m and not checker.free_many(np.array([f[:3] for f in final])).all():
+        return path
+    rows += final
+    out = np.array([r[:3] for r in rows], dtype=float)
+    out[:, 2] = np.unwrap(out[:, 2])
+    return NavigationPath(out, np.array([r[3] for r in rows], dtype=np.int8), path.revision, path.expansions, path.cost)

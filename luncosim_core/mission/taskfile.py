@@ -190,11 +190,11 @@ class _Checker:
         self.errors.append(TaskError(dotted(path), message, line))
 
     def mapping(self, value, path: tuple, required: tuple = (), optional: tuple = (),
-                refused: dict[str, str] | None = None) -> dict | None:
+                refused: dict[str, str] | None = None, closed: bool = True) -> dict | None:
         if not isinstance(value, dict):
             self.err(path, f"expected a mapping, got {_kind(value)}")
             return None
-        for key in value:
+        for key in value if closed else ():
             if refused and key in refused:
                 self.err(path + (key,), refused[key])
             elif key not in required and key not in optional:
@@ -354,7 +354,7 @@ def _plugins(c: _Checker, value) -> tuple[dict[str, Solver], float, dict[str, bo
                     capture[key] = b
     raw = config.get("solvers", {})
     spath = cpath + ("solvers",)
-    table = c.mapping(raw, spath)
+    table = c.mapping(raw, spath, closed=False)
     for key, decl in (table or {}).items():
         d = c.mapping(decl, spath + (key,), required=("backend", "role"), optional=("config", "use"))
         if d is None:
@@ -380,7 +380,7 @@ def _plugins(c: _Checker, value) -> tuple[dict[str, Solver], float, dict[str, bo
 
 def _aliases(c: _Checker, value) -> dict[str, str]:
     out: dict[str, str] = {}
-    table = c.mapping(value, ("scenario", "aliases"))
+    table = c.mapping(value, ("scenario", "aliases"), closed=False)
     for name, target in (table or {}).items():
         p = ("scenario", "aliases", name)
         if not isinstance(name, str) or not name:
@@ -535,7 +535,7 @@ def _joints(c: _Checker, m: dict, path: tuple, key: str, timeout) -> JointsMotio
     m = c.mapping(m, path, required=("kind", "joints"), optional=("motion_timeout_s", "tolerance"))
     if m is None:
         return None
-    table = c.mapping(m.get("joints"), path + ("joints",))
+    table = c.mapping(m.get("joints"), path + ("joints",), closed=False)
     if table is not None and not table:
         c.err(path + ("joints",), "needs at least one joint")
     joints = {}

@@ -24,6 +24,7 @@ TRACK_ACCELERATION_M_S2 = 0.5
 class ControlTrack:
     times: np.ndarray  # (n,) seconds from the start, times[0] == 0
     poses: np.ndarray  # (n, 3) x, y, yaw (raw winding)
+    directions: np.ndarray  # (n,) +1 forward, -1 reverse, 0 rotation reaching pose i
     speeds: np.ndarray  # (n,) signed forward speed reaching pose i
     yaw_rates: np.ndarray  # (n,) yaw rate reaching pose i
     period: float
@@ -103,4 +104,4 @@ def time_parameterize(path: NavigationPath, period: float, *, max_speed: float =
     ok = dt > 0
     speeds[1:][ok] = (dirs[1:] * d[1:])[ok] / dt[ok]
     rates[1:][ok] = dyaw[1:][ok] / dt[ok]
-    return ControlTrack(times, poses.copy(), speeds, rates, period, path.revision)
+    return ControlTrack(times, poses.copy(), path.directions.copy(), speeds, rates, period, path.revision)
