@@ -106,7 +106,7 @@ def write_evidence(target: Path, img: Image.Image, costmap: Costmap, path: Navig
     info = PngInfo()
     ox, oy = costmap.origin
     meta = {
-        "costmap_origin": f"{ox!r},{oy!r}", "costmap_resolution": repr(costmap.resolution),
+        "costmap_origin": f"{float(ox)!r},{float(oy)!r}", "costmap_resolution": repr(float(costmap.resolution)),
         "costmap_width": str(costmap.width), "costmap_height": str(costmap.height),
         "map_revision": str(costmap.revision), "path_revision": "" if path is None else str(path.revision),
         **(extra or {}),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +37,7 @@ CLEARANCE_BAND_M = 0.4
 CLEARANCE_COST = 0.6
 HEURISTIC_WEIGHT = 1.3
 SHOT_EVERY = 8
-MAX_EXPANSIONS = 200_000
+MAX_EXPANSIONS = 60_000
 GOAL_XY_M = 0.1
 GOAL_YAW = math.radians(5.0)
 
@@ -196,7 +197,7 @@ def _shot(checker: CollisionChecker, x: float, y: float, yaw: float, goal, allow
 
 def plan(checker: CollisionChecker, start: tuple[float, float, float], goal: tuple[float, float, float], *,
          allow_reverse: bool = True, allow_rotation: bool = True,
-         max_expansions: int = MAX_EXPANSIONS) -> NavigationPath:
+         max_expansions: int = MAX_EXPANSIONS, deadline: float | None = None) -> NavigationPath:
     """A collision-free path from ``start`` to ``goal`` (plane poses), or :class:`PlanningFailure`."""
     m = checker.map
     fp = checker.fp
@@ -241,6 +242,9 @@ def plan(checker: CollisionChecker, start: tuple[float, float, float], goal: tup
         if best_g.get(key, math.inf) < g - 1e-9:
             continue
         expansions += 1
+        if deadline is not None and expansions % 256 == 0 and time.perf_counter() > deadline:
+            raise PlanningFailure("timeout", f"planning ran out of the motion's time budget after {expansions} "
+                                  "search expansions")
         if expansions > max_expansions:
             raise PlanningFailure("no-path", f"no collision-free path found within {max_expansions} search "
                                   "expansions")

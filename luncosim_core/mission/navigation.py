@@ -95,7 +95,9 @@ def navigate(ctx: NavigationContext, motion: NavigationMotion) -> dict:
             costmap = checker = evidence = None
         else:
             costmap, checker = _costmap(c0, footprint, goal)
-            path, evidence = _plan_with_evidence(ctx, motion, c0, costmap, checker, footprint, goal, attempt)
+            deadline = time.perf_counter() + motion.motion_timeout_s - wall - (host.tick_count - tick0) * host.dt
+            path, evidence = _plan_with_evidence(ctx, motion, c0, costmap, checker, footprint, goal, attempt,
+                                                 deadline)
         run.overlay.update(costmap=costmap, path=path, footprint=footprint, robot=ctx.robot)
         wall += time.perf_counter() - w0
         _check_budget(motion, host, tick0, wall)
@@ -139,7 +141,7 @@ def _costmap(c0: Capture, footprint: Footprint, goal) -> tuple[Costmap, Collisio
 
 
 def _plan_with_evidence(ctx: NavigationContext, motion: NavigationMotion, c0: Capture, costmap: Costmap,
-                        checker: CollisionChecker, footprint: Footprint, goal, attempt: int):
+                        checker: CollisionChecker, footprint: Footprint, goal, attempt: int, deadline: float):
     run = ctx.runner
     x0, y0, x1, y1 = c0.extent
     failure: PlanningFailure | None = None
@@ -150,7 +152,7 @@ def _plan_with_evidence(ctx: NavigationContext, motion: NavigationMotion, c0: Ca
     else:
         try:
             path = plan(checker, c0.pose, goal, allow_reverse=motion.solver.allow_reverse,
-                        allow_rotation=motion.solver.allow_in_place_rotation)
+                        allow_rotation=motion.solver.allow_in_place_rotation, deadline=deadline)
             if motion.solver.allow_in_place_rotation:
                 path = smooth(checker, path)
         except PlanningFailure as exc:

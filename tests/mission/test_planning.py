@@ -1,0 +1,131 @@
+"""Costmap, footprint, Hybrid A*, track and debug evidence on maps of our own (no simulation)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+import shapely
+from PIL import Image
+
+from luncosim_core.mission.costmap import rasterize
+from luncosim_core.mission.debug_png import debug_path, render, write_evidence
+from luncosim_core.mission.footprint import CollisionChecker, Footprint, minkowski_square
+from luncosim_core.mission.frames import GroundFrame
+from luncosim_core.mission.hybrid_astar import PlanningFailure, plan, smooth
+from luncosim_core.mission.track import time_parameterize
+
+
+def box_footprint(length=1.2, width=0.8) -> Footprint:
+    poly = minkowski_square(shapely.box(-length / 2, -width / 2, length / 2, width / 2))
+    coords = shapely.get_coordinates(poly)
+    return Footprint(shapely.MultiPolygon([poly]), float(np.hypot(coords[:, 0], coords[:, 1]).max()),
+                     width / 2 + 0.005)
+
+
+def checker_for(obstacles, bounds=(0, 0, 12, 10)) -> CollisionChecker:
+    return CollisionChecker(rasterize(list(obstacles), bounds), box_footprint())
+
+
+def swept_clear(path, obstacles, fp: Footprint) -> bool:
+    union = shapely.union_all([p for _n, p in obstacles])
+    return all(not fp.at(*pose).intersects(union) for pose in path.poses)
+
+
+def test_minkowski_square_is_exact_for_a_rotated_square():
+    diamond = shapely.Polygon([(1, 0), (0, 1), (-1, 0), (0, -1)])
+    grown = minkowski_square(diamond, 0.1)
+    assert grown.bounds == pytest.approx((-1.1, -1.1, 1.1, 1.1))
+    # the edge point (0.5, 0.5) moved by the square's corner (0.1, 0.1): exact, not a round/mitre offset
+    assert grown.covers(shapely.Point(0.6, 0.6)) and not grown.covers(shapely.Point(0.605, 0.605))
+    assert grown.covers(shapely.Point(1.1, 0.1)) and not grown.covers(shapely.Point(1.1, 0.105))
+
+
+def test_rasterization_is_conservative_and_the_border_is_lethal():
+    cm = rasterize([("/o", shapely.box(2.01, 2.01, 2.04, 2.04))], (0, 0, 4, 4))
+    r, c = cm.cell(2.02, 2.02)
+    assert cm.lethal[r, c] and cm.lethal[0].all() and cm.lethal[:, -1].all()
+    assert cm.lethal.sum() - (2 * cm.width + 2 * cm.height - 4) <= 9  # within half a diagonal: its 3x3 block
+
+
+def test_hybrid_astar_goes_around_a_wall_without_touching_it():
+    wall = [("/Wall", shapely.box(5.7, 2.0, 6.3, 6.0))]
+    ch = checker_for(wall)
+    path = plan(ch, (2.0, 4.0, 0.0), (10.0, 4.0, 0.0))
+    assert swept_clear(path, wall, ch.fp)
+    assert path.poses[-1] == pytest.approx([10.0, 4.0, 0.0], abs=1e-9)
+    smoothed = smooth(ch, path)
+    assert swept_clear(smoothed, wall, ch.fp) and smoothed.length <= path.length + 1e-9
+    assert set(np.unique(smoothed.directions)) <= {-1, 0, 1}
+
+
+def test_reverse_is_used_when_it_is_the_only_way_out():
+    # a dead-end bay open only behind the robot: it must back out, then drive to the goal
+    bay = [("/L", shapely.box(3.0, 2.9, 7.0, 3.2)), ("/R", shapely.box(3.0, 4.8, 7.0, 5.1)),
+           ("/End", shapely.box(6.7, 2.9, 7.0, 5.1))]
+    ch = checker_for(bay)
+    path = plan(ch, (6.0, 4.0, 0.0), (1.5, 4.0, 0.0), allow_rotation=False)
+    assert (path.directions == -1).any()
+    assert swept_clear(path, bay, ch.fp)
+
+
+def test_goal_in_collision_names_the_obstacle_and_no_path_is_proved():
+    rock = [("/Rock", shapely.box(8.0, 3.0, 9.0, 5.0))]
+    with pytest.raises(PlanningFailure) as info:
+        plan(checker_for(rock), (2.0, 4.0, 0.0), (8.5, 4.0, 0.0))
+    assert info.value.code == "goal-in-collision" and info.value.obstacles == ("/Rock",)
+    ring = [("/N", shapely.box(7, 6, 11, 6.3)), ("/S", shapely.box(7, 1.7, 11, 2)), ("/W", shapely.box(7, 1.7, 7.3, 6.3)),
+            ("/E", shapely.box(10.7, 1.7, 11, 6.3))]
+    with pytest.raises(PlanningFailure) as info:
+        plan(checker_for(ring), (2.0, 4.0, 0.0), (9.0, 4.0, 0.0))
+    assert info.value.code == "no-path"
+    with pytest.raises(PlanningFailure) as info:
+        plan(checker_for([]), (2.0, 4.0, 0.0), (30.0, 4.0, 0.0))
+    assert info.value.code == "goal-outside-map"
+
+
+def test_track_respects_limits_and_rounds_to_the_control_period():
+    ch = checker_for([])
+    path = plan(ch, (2.0, 4.0, 0.0), (9.0, 6.0, 1.0))
+    period = 1.0 / 60.0
+    track = time_parameterize(path, period, max_speed=8.0, max_yaw_rate=9.0)
+    assert np.abs(track.speeds).max() <= 5.0 + 1e-9 and np.abs(track.yaw_rates).max() <= 3.0 + 1e-9
+    assert track.duration / period == pytest.approx(round(track.duration / period), abs=1e-9)
+    slow = time_parameterize(path, period, min_duration=60.0)
+    assert slow.duration == pytest.approx(60.0) and slow.sample(0.0)[:3] == pytest.approx(tuple(path.poses[0]))
+
+
+def test_frames_for_y_up_and_z_up_stages():
+    z, y = GroundFrame("Z"), GroundFrame("Y")
+    assert z.to_plane((1, 2, 3)) == (1, 2, 3) and y.to_plane((1, 3, -2)) == (1, 2, 3)
+    assert y.to_world(1, 2, 3).tolist() == [1, 3, -2]
+    for frame in (z, y):
+        for yaw in (0.0, 0.7, -2.5):
+            assert frame.yaw_of(frame.yaw_quat(yaw)) == pytest.approx(yaw)
+    # +90 degrees about +Y turns +X to -Z, which is +y on the ground plane
+    assert y.yaw_of((math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0)) == pytest.approx(math.pi / 2)
+
+
+def test_debug_png_is_atomic_and_carries_its_metadata(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    wall = [("/Wall", shapely.box(5.7, 2.0, 6.3, 6.0))]
+    ch = checker_for(wall)
+    path = plan(ch, (2.0, 4.0, 0.0), (10.0, 4.0, 0.0))
+    target = debug_path("run-1", 3, 2)
+    digest = hashlib.sha256(b"run-1").hexdigest()[:16]
+    assert target == tmp_path / "luncosim-navigation-debug" / digest / \
+        "mission-navigation-ordinal-00000003-attempt-0002.png"
+    ev = write_evidence(target, render(ch.map, ch.fp, path, (2.0, 4.0, 0.0), (10.0, 4.0, 0.0)), ch.map, path)
+    data = target.read_bytes()
+    assert ev.sha256 == hashlib.sha256(data).hexdigest() and ev.size == len(data)
+    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temp file left
+    img = Image.open(target)
+    assert img.size == (ch.map.width, ch.map.height) == (ev.width, ev.height)
+    assert img.text["costmap_origin"] == "0.0,0.0" and img.text["costmap_resolution"] == "0.05"
+    assert (img.text["costmap_width"], img.text["costmap_height"]) == ("240", "200")
+    px = np.asarray(img.convert("RGB"))
+    r, c = ch.map.cell(6.0, 4.0)
+    assert px[ch.map.height - 1 - r, c].tolist() == [0, 0, 0]  # the wall is black, north up
+    assert ((px == [0, 200, 255]).all(axis=2)).sum() > 100  # cyan footprint outlines
