@@ -6,7 +6,12 @@ import textwrap
 
 import pytest
 
-from luncosim_core.mission.taskfile import CUROBO_REFUSAL, TaskFileError, load_task_file, parse_task_text
+from luncosim_core.mission.taskfile import (
+    CUROBO_REFUSAL,
+    TaskFileError,
+    load_task_file,
+    parse_task_text,
+)
 
 GOOD = """
 plugins:
