@@ -250,7 +250,7 @@ def plan(checker: CollisionChecker, start: tuple[float, float, float], goal: tup
                                   "expansions")
         near = math.hypot(gx - x, gy - y) < GOAL_XY_M and abs(wrap(gyaw - yaw)) < GOAL_YAW
         hx = heur(x, y)
-        in_sight = hx <= 1.05 * math.hypot(gx - x, gy - y) + 2 * heur.k * res
+        in_sight = hx <= 1.09 * math.hypot(gx - x, gy - y) + 2 * heur.k * res  # octile vs euclid
         if near or (in_sight and (expansions % SHOT_EVERY == 1 or hx < 2.0)):
             shot = _shot(checker, x, y, yaw, goal, allow_reverse, allow_rotation)
             if shot is not None:
