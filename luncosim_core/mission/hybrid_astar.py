@@ -35,7 +35,7 @@ ROTATION_COST_M_PER_RAD = 0.5
 SWITCH_PENALTY_M = 1.0
 CLEARANCE_BAND_M = 0.4
 CLEARANCE_COST = 0.6
-HEURISTIC_WEIGHT = 1.3
+HEURISTIC_WEIGHT = 3.0
 SHOT_EVERY = 8
 MAX_EXPANSIONS = 60_000
 GOAL_XY_M = 0.1
@@ -367,11 +367,21 @@ def smooth(checker: CollisionChecker, path: NavigationPath) -> NavigationPath:
         while end + 1 < n and dirs[end + 1] in (0, d):
             end += 1
         best = None
-        for j in range(end, i, -1):  # farthest first
+        step = 1  # gallop forward, then bisect between the last clear and the first blocked end
+        lo, hi = i, None
+        while True:
+            j = min(end, lo + step) if hi is None else (lo + hi) // 2
+            if j <= lo or (hi is not None and j >= hi):
+                break
             seg = _segment(checker, poses[i], poses[j], d, yaw)
             if seg is not None:
-                best = (j, seg)
-                break
+                best, lo = (j, seg), j
+                if hi is None:
+                    if j == end:
+                        break
+                    step *= 2
+            else:
+                hi = j
         if best is None:  # keep the original samples
             rows.append((float(poses[i + 1, 0]), float(poses[i + 1, 1]), float(poses[i + 1, 2]), int(dirs[i + 1])))
             yaw = float(poses[i + 1, 2])
