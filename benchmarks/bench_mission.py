@@ -18,7 +18,8 @@ from scipy.sparse.csgraph import dijkstra
 
 from luncosim_core.mission.costmap import rasterize
 from luncosim_core.mission.footprint import CollisionChecker, Footprint, minkowski_square
-from luncosim_core.mission.hybrid_astar import plan, smooth
+from luncosim_core.mission.hybrid_astar import plan
+from luncosim_core.mission.smoothing import smooth
 
 SIZE_M = 40.0
 OBSTACLES = 50

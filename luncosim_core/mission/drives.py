@@ -26,6 +26,10 @@ from luncosim_core.mission.host import MissionHost
 
 DEFAULT_MAX_SPEED_M_S = 1.0
 DEFAULT_MAX_YAW_RATE = 1.0
+GAIN_RANGE = (0.05, 2.0)  # the measured/commanded rate ratios a robot may have
+GAIN_ADAPT_S = 0.7  # time constant of learning it
+RESPONSE_LAG_S = 0.5  # the robot's assumed response lag to a command
+EFFORT_KP, EFFORT_KI = 3.0, 3.0  # PI of effort-commanded robots (per unit of rate error)
 
 
 class DriveError(Exception):
@@ -33,23 +37,56 @@ class DriveError(Exception):
 
 
 @dataclass
-class RateLoop:
-    """PI on measured forward speed and yaw rate, so the achieved rates follow the commanded."""
+class ChannelLoop:
+    """One channel of the drive (forward speed or yaw rate): command = feedforward + PI on the
+    measured rate. With rate commands the feedforward is ``reference / gain``, where ``gain`` (the
+    measured rate per unit of command) is learnt while the channel is driven: a skid-steer robot
+    reaches only part of its commanded yaw rate, as its wheels slip sideways. With effort commands
+    (torques) there is no feedforward: the PI alone holds the rate."""
 
+    feedforward: bool = True
     kp: float = 0.6
-    ki: float = 0.8
-    limit: float = 0.5  # integral authority as a fraction of the maximum
-    i_v: float = 0.0
-    i_w: float = 0.0
+    ki: float = 1.0
+    limit: float = 1.0  # integral authority, as a multiple of the channel's maximum
+    gain: float = 1.0
+    integral: float = 0.0
+    lagged: float = 0.0  # the applied command through the robot's response lag
+    out: float = 0.0  # the last command
 
-    def __call__(self, v: float, w: float, mv: float, mw: float, dt: float, vmax: float, wmax: float):
-        ev, ew = v - mv, w - mw
-        self.i_v = float(np.clip(self.i_v + self.ki * ev * dt, -self.limit * vmax, self.limit * vmax))
-        self.i_w = float(np.clip(self.i_w + self.ki * ew * dt, -self.limit * wmax, self.limit * wmax))
-        return v + self.kp * ev + self.i_v, w + self.kp * ew + self.i_w
+    def __call__(self, ref: float, measured: float, dt: float, scale: float) -> float:
+        steady = abs(self.out - self.lagged) <= 0.15 * abs(self.lagged)  # the robot has caught up
+        if (self.feedforward and steady and abs(self.lagged) > 0.1 * scale and abs(measured) > 0.05 * scale
+                and measured * self.lagged > 0.0):
+            seen = min(max(measured / self.lagged, GAIN_RANGE[0]), GAIN_RANGE[1])
+            self.gain += (seen - self.gain) * min(1.0, dt / GAIN_ADAPT_S)
+        err = ref - measured
+        self.integral = min(max(self.integral + self.ki * err * dt, -self.limit * scale), self.limit * scale)
+        self.out = (ref / self.gain if self.feedforward else 0.0) + self.kp * err + self.integral
+        self.lagged += (self.out - self.lagged) * min(1.0, dt / RESPONSE_LAG_S)
+        return self.out
 
     def reset(self) -> None:
-        self.i_v = self.i_w = 0.0
+        self.integral = self.lagged = self.out = 0.0
+
+
+@dataclass
+class RateLoop:
+    """Forward-speed and yaw-rate loops (:class:`ChannelLoop`), so the achieved rates follow the
+    commanded ones."""
+
+    speed: ChannelLoop = field(default_factory=ChannelLoop)
+    yaw: ChannelLoop = field(default_factory=ChannelLoop)
+
+    @classmethod
+    def for_efforts(cls) -> RateLoop:
+        return cls(ChannelLoop(False, kp=EFFORT_KP, ki=EFFORT_KI), ChannelLoop(False, kp=EFFORT_KP, ki=EFFORT_KI))
+
+    def __call__(self, v: float, w: float, mv: float, mw: float, dt: float, vmax: float, wmax: float):
+        return self.speed(v, mv, dt, vmax), self.yaw(w, mw, dt, wmax)
+
+    def reset(self) -> None:
+        self.speed.reset()
+        self.yaw.reset()
 
 
 @dataclass

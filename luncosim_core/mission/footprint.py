@@ -27,6 +27,7 @@ class Footprint:
     r_out: float  # farthest footprint point from the origin
     r_in: float  # distance from the origin to the footprint boundary (0 when outside)
     samples: dict[float, np.ndarray] = field(default_factory=dict, repr=False)  # per resolution
+    cells: dict[float, list] = field(default_factory=dict, repr=False)  # per resolution, see cell_offsets
 
     def at(self, x: float, y: float, yaw: float):
         """The footprint placed at a plane pose (world polygon)."""
@@ -72,6 +73,31 @@ class Footprint:
         return pts
 
 
+def cell_offsets(fp: Footprint, resolution: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per heading bin (``CELL_HEADINGS`` of them), the (row, col) offsets of the cells whose
+    centres may lie within half a cell diagonal of the footprint, for any reference point inside
+    the reference cell and any heading within the bin (a conservative superset; cached)."""
+    got = fp.cells.get(resolution)
+    if got is not None:
+        return got
+    half_diag = resolution * math.sqrt(0.5)
+    slack = 2.0 * half_diag + fp.r_out * math.pi / CELL_HEADINGS
+    grown = fp.polygon.buffer(slack, quad_segs=2)
+    shapely.prepare(grown)
+    reach = int(math.ceil((fp.r_out + slack) / resolution)) + 1
+    g = np.arange(-reach, reach + 1)
+    gc, gr = (a.ravel() for a in np.meshgrid(g, g))
+    px, py = gc * resolution, gr * resolution
+    out = []
+    for k in range(CELL_HEADINGS):
+        yaw = k * 2.0 * math.pi / CELL_HEADINGS
+        c, s = math.cos(yaw), math.sin(yaw)
+        inside = shapely.contains_xy(grown, c * px + s * py, -s * px + c * py)  # the cells in robot axes
+        out.append((gr[inside], gc[inside]))
+    fp.cells[resolution] = out
+    return out
+
+
 def minkowski_square(polygon: shapely.Polygon, half: float = ENVELOPE_M) -> shapely.Polygon:
     """Exact Minkowski sum of a convex polygon with an axis-aligned square of half-side ``half``."""
     xy = shapely.get_coordinates(polygon.exterior)
@@ -110,62 +136,117 @@ class CollisionChecker:
         shapely.prepare(self.grown)
         self.margin = 1.5 * costmap.resolution  # cell-centre distance vs true distance
         self.checks = 0
-        self._cells: dict[int, np.ndarray] = {}
+        self._table: tuple[np.ndarray, np.ndarray] | None = None
         self._flat = costmap.lethal.ravel()
-        self._edge = int(math.ceil((footprint.r_out * 1.1) / costmap.resolution)) + 4  # offsets stay inside
+        self._dist_flat = costmap.distance.ravel()
+        self._inv_res = 1.0 / costmap.resolution
+        reach = footprint.r_out * (1.0 + math.pi / CELL_HEADINGS) + 2.0 * costmap.resolution
+        self._edge = int(math.ceil(reach / costmap.resolution)) + 2  # cell_offsets stay inside the map
 
-    def _bin_cells(self, k: int) -> np.ndarray:
-        """Flat cell offsets that surely cover the footprint for any reference point inside the
-        reference cell and any heading within heading bin ``k`` (a conservative superset)."""
-        cells = self._cells.get(k)
-        if cells is not None:
-            return cells
+    def _offsets(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bins, m) flat cell offsets of :func:`cell_offsets` padded to one length, and their mask."""
+        if self._table is None:
+            w = self.map.width
+            per_bin = cell_offsets(self.fp, self.map.resolution)
+            size = max(len(r) for r, _c in per_bin)
+            flat = np.zeros((len(per_bin), size), dtype=np.intp)
+            mask = np.zeros((len(per_bin), size), dtype=bool)
+            for k, (r, c) in enumerate(per_bin):
+                flat[k, :len(r)] = r * w + c
+                mask[k, :len(r)] = True
+            self._table = (flat, mask)
+        return self._table
+
+    def exact_free(self, poses: np.ndarray) -> np.ndarray:
+        """The exact test, vectorised: a pose is free unless a lethal cell's centre lies within
+        half a cell diagonal of the footprint placed at it (so no lethal cell can touch it)."""
         m = self.map
         res = m.resolution
-        slack = res * math.sqrt(0.5) + self.fp.r_out * math.pi / CELL_HEADINGS + res * math.sqrt(0.5)
-        yaw = k * 2.0 * math.pi / CELL_HEADINGS
-        grown = self.fp.at(0.0, 0.0, yaw).buffer(slack, quad_segs=2)
-        x0, y0, x1, y1 = grown.bounds
-        cols = np.arange(int(math.floor(x0 / res)) - 1, int(math.ceil(x1 / res)) + 2)
-        rows = np.arange(int(math.floor(y0 / res)) - 1, int(math.ceil(y1 / res)) + 2)
-        gc, gr = np.meshgrid(cols, rows)
-        # offsets relative to the reference cell, centres relative to that cell's centre
-        inside = shapely.contains_xy(grown, (gc.ravel() * res), (gr.ravel() * res))
-        cells = (gr.ravel()[inside] * m.width + gc.ravel()[inside]).astype(np.intp)
-        self._cells[k] = cells
-        return cells
+        n = len(poses)
+        x, y, yaw = poses[:, 0], poses[:, 1], poses[:, 2]
+        col = np.floor((x - m.origin[0]) * self._inv_res).astype(np.intp)
+        row = np.floor((y - m.origin[1]) * self._inv_res).astype(np.intp)
+        room = np.minimum(np.minimum(row, col), np.minimum(m.height - 1 - row, m.width - 1 - col))
+        free = np.zeros(n, dtype=bool)
+        idx = np.flatnonzero(room > self._edge)
+        if len(idx):
+            flat, mask = self._offsets()
+            k = np.rint(yaw[idx] * (CELL_HEADINGS / (2.0 * math.pi))).astype(np.intp) % CELL_HEADINGS
+            cand = (row[idx] * m.width + col[idx])[:, None] + flat[k]
+            hit = self._flat[cand] & mask[k]
+            pi, j = np.nonzero(hit)
+            collide = np.zeros(len(idx), dtype=bool)
+            if len(pi):
+                hr, hc = np.divmod(cand[pi, j], m.width)
+                px, py, pyaw = x[idx][pi], y[idx][pi], yaw[idx][pi]
+                dx = m.origin[0] + (hc + 0.5) * res - px
+                dy = m.origin[1] + (hr + 0.5) * res - py
+                c, s = np.cos(pyaw), np.sin(pyaw)
+                touch = shapely.intersects_xy(self.grown, c * dx + s * dy, -s * dx + c * dy)
+                collide[pi[touch]] = True
+                self.checks += int(len(np.unique(pi)))
+            free[idx] = ~collide
+        for i in np.flatnonzero((room >= 0) & (room <= self._edge)).tolist():  # near the map border
+            free[i] = self._border_free(*poses[i])
+        return free
+
+    def distance_at(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The distance field at points (any shape); 0 outside the map."""
+        m = self.map
+        c = np.floor((x - m.origin[0]) * self._inv_res).astype(np.intp)
+        r = np.floor((y - m.origin[1]) * self._inv_res).astype(np.intp)
+        flat = r * m.width + c
+        outside = (c < 0) | (c >= m.width) | (r < 0) | (r >= m.height)
+        flat[outside] = 0  # cell (0, 0) is border, hence lethal: its distance is 0
+        return self._dist_flat[flat]
+
+    def circle_offsets(self, poses: np.ndarray) -> np.ndarray:
+        """(..., circles, 2) offsets of the cover circles' centres from poses (..., 3)."""
+        cs, sn = np.cos(poses[..., 2])[..., None], np.sin(poses[..., 2])[..., None]
+        cx, cy = self.circles[:, 0], self.circles[:, 1]
+        return np.stack([cs * cx - sn * cy, sn * cx + cs * cy], axis=-1)
+
+    def clearance_many(self, poses: np.ndarray, offsets: np.ndarray | None = None) -> np.ndarray:
+        """A lower bound of each pose's footprint clearance (metres to the nearest lethal cell),
+        from the cover circles and the distance field; <= 0 means "maybe touching". ``offsets``
+        are the poses' :meth:`circle_offsets` when already known."""
+        if offsets is None:
+            offsets = self.circle_offsets(poses)
+        d = self.distance_at(poses[:, 0, None] + offsets[..., 0], poses[:, 1, None] + offsets[..., 1])
+        return (d - self.circles[:, 2]).min(axis=1) - self.margin
+
+    def blocked_many(self, poses: np.ndarray) -> np.ndarray:
+        """Poses surely in collision: an obstacle inside the footprint's inscribed circle."""
+        return self.distance_at(poses[:, 0], poses[:, 1]) + self.margin < self.fp.r_in
 
     def free_many(self, poses: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`free` over (n, 3) poses: the distance field decides most of them."""
-        m = self.map
-        cols = np.floor((poses[:, 0] - m.origin[0]) / m.resolution).astype(np.intp)
-        rows = np.floor((poses[:, 1] - m.origin[1]) / m.resolution).astype(np.intp)
-        inside = (rows >= 0) & (rows < m.height) & (cols >= 0) & (cols < m.width)
-        d = np.zeros(len(poses))
-        d[inside] = m.distance[rows[inside], cols[inside]]
-        out = inside & (d > self.fp.r_out + self.margin)
-        unsure = inside & ~out & (d + self.margin >= self.fp.r_in)
-        idx = np.flatnonzero(unsure)
-        if len(idx):
-            covered = self._circles_clear(poses[idx])
-            out[idx[covered]] = True
-            idx = idx[~covered]
-        for i in idx:
-            out[i] = self._near(int(rows[i]), int(cols[i]), *poses[i])
-        return out
+        return self.assess(poses)[0]
 
-    def _circles_clear(self, poses: np.ndarray) -> np.ndarray:
-        """True where every cover circle is farther from any lethal cell than its radius."""
-        m = self.map
-        cs, sn = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
-        cx, cy, rad = self.circles[:, 0], self.circles[:, 1], self.circles[:, 2]
-        wx = poses[:, :1] + cs * cx - sn * cy
-        wy = poses[:, 1:2] + sn * cx + cs * cy
-        cols = np.floor((wx - m.origin[0]) / m.resolution).astype(np.intp)
-        rows = np.floor((wy - m.origin[1]) / m.resolution).astype(np.intp)
-        ok = (rows >= 0) & (rows < m.height) & (cols >= 0) & (cols < m.width)
-        d = np.where(ok, m.distance[np.clip(rows, 0, m.height - 1), np.clip(cols, 0, m.width - 1)], 0.0)
-        return (d > rad + self.margin).all(axis=1)
+    def assess(self, poses: np.ndarray, offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(free, clearance) of (n, 3) poses in one pass; clearance is clamped at 0."""
+        clear = self.clearance_many(poses, offsets)
+        free = clear > 0.0
+        unsure = np.flatnonzero(~free & ~self.blocked_many(poses))
+        if len(unsure):
+            free[unsure] = self.exact_free(poses[unsure])
+        return free, np.maximum(clear, 0.0)
+
+    def rows_clear(self, poses: np.ndarray, need: float, moving: np.ndarray | None = None) -> bool:
+        """Whether every pose is collision-free and each ``moving`` one keeps at least ``need``
+        clearance (the cheap bounds first; exact footprint tests only where they cannot tell)."""
+        if not len(poses):
+            return True
+        clear = self.clearance_many(poses)
+        sel = clear if moving is None else clear[moving]
+        if need > 0.0 and len(sel) and float(sel.min()) < need:
+            return False
+        unsure = clear <= 0.0
+        if not unsure.any():
+            return True
+        if self.blocked_many(poses[unsure]).any():
+            return False
+        return bool(self.exact_free(poses[unsure]).all())
 
     def free(self, x: float, y: float, yaw: float) -> bool:
         m = self.map
@@ -178,31 +259,10 @@ class CollisionChecker:
             return True
         if d + self.margin < self.fp.r_in:
             return False
-        return self._near(r, col, x, y, yaw)
+        return bool(self.exact_free(np.array([[x, y, yaw]], dtype=float))[0])
 
-    def _near(self, r: int, col: int, x: float, y: float, yaw: float) -> bool:
-        """Free unless the footprint, placed exactly, intersects a lethal cell."""
-        m = self.map
-        if self._edge < min(r, col, m.height - 1 - r, m.width - 1 - col):
-            k = int(round(yaw / (2.0 * math.pi / CELL_HEADINGS))) % CELL_HEADINGS
-            flat = r * m.width + col + self._bin_cells(k)
-            hits = flat[self._flat[flat]]
-        else:  # near the map border: every cell the footprint may touch, bounds-checked
-            hits = self._border_hits(x, y)
-            if hits is None:
-                return False
-        if len(hits) == 0:
-            return True
-        self.checks += 1
-        hr, hc = np.divmod(hits, m.width)
-        res = m.resolution
-        dx = m.origin[0] + (hc + 0.5) * res - x
-        dy = m.origin[1] + (hr + 0.5) * res - y
-        c, s = math.cos(yaw), math.sin(yaw)
-        # a lethal cell whose centre lies within half a diagonal of the footprint may touch it
-        return not shapely.intersects_xy(self.grown, c * dx + s * dy, -s * dx + c * dy).any()
-
-    def _border_hits(self, x: float, y: float) -> np.ndarray | None:
+    def _border_free(self, x: float, y: float, yaw: float) -> bool:
+        """The exact test near the map border: every cell the footprint may touch, bounds-checked."""
         m = self.map
         reach = self.fp.r_out + m.resolution
         c0 = int(math.floor((x - reach - m.origin[0]) / m.resolution))
@@ -210,14 +270,21 @@ class CollisionChecker:
         r0 = int(math.floor((y - reach - m.origin[1]) / m.resolution))
         r1 = int(math.floor((y + reach - m.origin[1]) / m.resolution))
         if c0 < 0 or r0 < 0 or c1 >= m.width or r1 >= m.height:
-            return None  # the footprint may leave the map
-        window = m.lethal[r0:r1 + 1, c0:c1 + 1]
-        rr, cc = np.nonzero(window)
-        return (rr + r0) * m.width + (cc + c0)
+            return False  # the footprint may leave the map
+        rr, cc = np.nonzero(m.lethal[r0:r1 + 1, c0:c1 + 1])
+        if not len(rr):
+            return True
+        self.checks += 1
+        res = m.resolution
+        dx = m.origin[0] + (cc + c0 + 0.5) * res - x
+        dy = m.origin[1] + (rr + r0 + 0.5) * res - y
+        c, s = math.cos(yaw), math.sin(yaw)
+        return not shapely.intersects_xy(self.grown, c * dx + s * dy, -s * dx + c * dy).any()
 
     def first_collision(self, poses) -> int | None:
         """Index of the first pose (x, y, yaw) in collision, or None when all are free."""
-        for i, (x, y, yaw) in enumerate(poses):
-            if not self.free(x, y, yaw):
-                return i
-        return None
+        poses = np.asarray(poses, dtype=float).reshape(-1, 3)
+        if not len(poses):
+            return None
+        bad = np.flatnonzero(~self.assess(poses)[0])
+        return int(bad[0]) if len(bad) else None

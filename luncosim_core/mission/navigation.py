@@ -28,24 +28,18 @@ from luncosim_core.mission.debug_png import debug_path, render, write_evidence
 from luncosim_core.mission.drives import Drive, DriveError, bind_drive
 from luncosim_core.mission.footprint import CollisionChecker, Footprint, footprint_of
 from luncosim_core.mission.frames import wrap
-from luncosim_core.mission.hybrid_astar import (
-    NavigationPath,
-    PlanningFailure,
-    plan,
-    smooth,
-    straight_path,
-)
+from luncosim_core.mission.hybrid_astar import NavigationPath, PlanningFailure, plan, straight_path
+from luncosim_core.mission.smoothing import smooth
 from luncosim_core.mission.taskfile import NavigationMotion
 from luncosim_core.mission.track import ControlTrack, time_parameterize
+from luncosim_core.mission.tracking import PathFollower
 
 MAX_SAME_PLAN_RETRIES = 2
 MAX_REBUILDS = 3
 ANCHOR_TOLERANCE_M = 0.05
 ANCHOR_TOLERANCE_RAD = math.radians(3.0)
-K_X, K_THETA = 1.0, 2.5
-LOOKAHEAD_M = 0.5
-STRAIGHT_DONE_M = 0.08
-ROTATION_DONE = math.radians(4.0)
+K_SETTLE, K_SETTLE_YAW = 1.0, 2.5
+SETTLE_SPEED_M_S = 0.3
 REST_SPEED_M_S = 0.05
 REST_YAW_RATE = 0.05
 REST_TICKS = 15
@@ -114,8 +108,9 @@ def navigate(ctx: NavigationContext, motion: NavigationMotion) -> dict:
         run.events.emit("mission.navigation.rebuild", host.tick_count, ordinal=ctx.ordinal, attempt=attempt,
                         reason=outcome)
     path = _reanchor(path, c1)
+    clearance = checker.clearance_many(path.poses) if checker is not None else None
     track = time_parameterize(path, host.dt, max_speed=drive.max_speed, max_yaw_rate=drive.max_yaw_rate,
-                              min_duration=motion.motion_duration_s)
+                              min_duration=motion.motion_duration_s, clearance=clearance)
     run.overlay.update(path=path, track=track)
     if evidence is not None:
         run.events.emit("mission.navigation.debug", host.tick_count, final=True, ordinal=ctx.ordinal,
@@ -235,34 +230,16 @@ def _state(host, frame, base: str) -> tuple[float, float, float, float, float]:
     return x, y, yaw, vx * math.cos(yaw) + vy * math.sin(yaw), frame.yaw_rate(ang)
 
 
-def _runs(directions: np.ndarray) -> list[tuple[int, int, int]]:
-    """(first, last, direction) index runs of one kind of motion along a path (first > 0)."""
-    out = []
-    i = 1
-    n = len(directions)
-    while i < n:
-        d = int(directions[i])
-        j = i
-        while j + 1 < n and int(directions[j + 1]) == d:
-            j += 1
-        out.append((i, j, d))
-        i = j + 1
-    return out
-
-
 def _track(ctx: NavigationContext, motion: NavigationMotion, drive: Drive, track: ControlTrack, base: str,
            goal, tick0: int, wall: float) -> dict:
-    """Follow the track: rotations in place turn to the track's heading; straight stretches are
-    followed by pure pursuit at the track's speed profile; then the robot settles at the goal."""
+    """Follow the track (``tracking.PathFollower``), then settle at the goal, at rest."""
     run = ctx.runner
     host, frame = run.host, run.frame
     dt = host.dt
-    poses = track.poses
-    runs = _runs(track.directions)
-    segment = 0
+    follower = PathFollower(track, drive.max_speed, drive.max_yaw_rate)
     rest = 0
     ticks = 0
-    yaw_goal = float(poses[-1, 2])
+    yaw_goal = float(track.poses[-1, 2])
     try:
         while True:
             x, y, yaw, mv, mw = _state(host, frame, base)
@@ -270,42 +247,11 @@ def _track(ctx: NavigationContext, motion: NavigationMotion, drive: Drive, track
             run.check_run_limit()
             dist = math.hypot(goal[0] - x, goal[1] - y)
             eyaw = wrap(goal[2] - yaw)
-            v = w = 0.0
-            while segment < len(runs):
-                first, last, d = runs[segment]
-                if d == 0:
-                    err = wrap(float(poses[last, 2]) - yaw)
-                    if abs(err) < ROTATION_DONE:
-                        segment += 1
-                        continue
-                    w_ref = max(abs(float(track.yaw_rates[first:last + 1].max(initial=0.0))),
-                                abs(float(track.yaw_rates[first:last + 1].min(initial=0.0))), 0.2)
-                    w = float(np.clip(K_THETA * err, -w_ref, w_ref))
-                    break
-                a, b = poses[first - 1, :2], poses[last, :2]
-                ab = b - a
-                length = float(np.hypot(*ab))
-                u = ab / length if length > 1e-9 else np.array([math.cos(yaw), math.sin(yaw)])
-                s = float(np.dot(np.array([x, y]) - a, u))
-                if length - s < STRAIGHT_DONE_M or length < 1e-9:
-                    segment += 1
-                    continue
-                target = a + min(s + LOOKAHEAD_M, length) * u
-                heading = yaw if d > 0 else yaw + math.pi
-                alpha = wrap(math.atan2(target[1] - y, target[0] - x) - heading)
-                k = first + int(np.clip(round(s / max(length, 1e-9) * (last - first)), 0, last - first))
-                v_ref = max(abs(float(track.speeds[k])), 0.15)
-                v_ref = min(v_ref, 0.15 + math.sqrt(2 * 0.5 * max(0.0, length - s)))
-                if abs(alpha) > math.radians(35):
-                    w = float(np.clip(K_THETA * alpha, -drive.max_yaw_rate, drive.max_yaw_rate))
-                else:
-                    v = d * v_ref * math.cos(alpha)
-                    w = 2.0 * v_ref * math.sin(alpha) / LOOKAHEAD_M
-                break
-            if segment >= len(runs):
+            v, w = follower.command(x, y, yaw)
+            if follower.done:  # settle: creep onto the goal along the heading, turn to its yaw, stop
                 ex = math.cos(yaw) * (goal[0] - x) + math.sin(yaw) * (goal[1] - y)
-                v = float(np.clip(K_X * ex, -0.3, 0.3))
-                w = K_THETA * wrap(yaw_goal - yaw)
+                v = float(np.clip(K_SETTLE * ex, -SETTLE_SPEED_M_S, SETTLE_SPEED_M_S))
+                w = K_SETTLE_YAW * wrap(yaw_goal - yaw)
                 if dist <= motion.position_tolerance_m and abs(eyaw) <= motion.yaw_tolerance_rad:
                     if dist <= 0.5 * motion.position_tolerance_m and abs(eyaw) <= 0.5 * motion.yaw_tolerance_rad:
                         v = w = 0.0
@@ -324,11 +270,13 @@ def _track(ctx: NavigationContext, motion: NavigationMotion, drive: Drive, track
             ticks += 1
             if ticks % PROGRESS_EVERY == 0:
                 run.events.emit("mission.motion.progress", host.tick_count, ordinal=ctx.ordinal,
-                                fraction=round(segment / max(1, len(runs)), 4), distance_to_goal_m=round(dist, 4))
+                                fraction=round(follower.fraction, 4), distance_to_goal_m=round(dist, 4))
     finally:
         drive.stop(host)
     host.tick()  # admit the stop command
     x, y, yaw, _mv, _mw = _state(host, frame, base)
     return {"final_error_m": round(math.hypot(goal[0] - x, goal[1] - y), 4),
             "final_yaw_error_deg": round(math.degrees(abs(wrap(goal[2] - yaw))), 3),
-            "drive_s": round((host.tick_count - tick0) * dt, 4), "planning_wall_s": round(wall, 4)}
+            "drive_s": round((host.tick_count - tick0) * dt, 4), "planning_wall_s": round(wall, 4),
+            "track_s": round(track.duration, 4), "max_cross_track_m": round(follower.max_cross_track_m, 4),
+            "rotation_stops": follower.stops}

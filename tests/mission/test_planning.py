@@ -14,7 +14,8 @@ from luncosim_core.mission.costmap import rasterize
 from luncosim_core.mission.debug_png import debug_path, render, write_evidence
 from luncosim_core.mission.footprint import CollisionChecker, Footprint, minkowski_square
 from luncosim_core.mission.frames import GroundFrame
-from luncosim_core.mission.hybrid_astar import PlanningFailure, plan, smooth
+from luncosim_core.mission.hybrid_astar import PlanningFailure, plan
+from luncosim_core.mission.smoothing import smooth
 from luncosim_core.mission.track import time_parameterize
 
 

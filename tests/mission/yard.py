@@ -22,15 +22,17 @@ def _v(up: str, x: float, y: float, h: float) -> str:
 
 
 def rover(up: str, x: float = 0.0, y: float = 0.0, name: str = "Rover") -> str:
-    """A 1.2 m x 0.8 m rover: a chassis box and four wheel bodies on revolute axles (no drives:
-    the mission writes each axle's target_velocity)."""
+    """A 1.2 m x 0.8 m differential-drive rover: a chassis box riding on two frictionless caster
+    balls, and two wheel bodies on revolute axles at its middle (no drives: the mission writes
+    each axle's target_velocity)."""
     ax = "Y" if up == "Z" else "Z"  # the axle axis across the rover
     wheels = []
-    for wname, wx, wy in (("FL", 0.4, 0.5), ("FR", 0.4, -0.5), ("RL", -0.4, 0.5), ("RR", -0.4, -0.5)):
+    joints = []
+    for wname, wy in (("L", 0.5), ("R", -0.5)):
         wheels.append(f"""
         def Xform "Wheel_{wname}" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
         {{
-            double3 xformOp:translate = {_v(up, wx, wy, -0.2)}
+            double3 xformOp:translate = {_v(up, 0.0, wy, -0.2)}
             uniform token[] xformOpOrder = ["xformOp:translate"]
             float physics:mass = 2
             def Cylinder "Tire" (prepend apiSchemas = ["PhysicsCollisionAPI"])
@@ -40,17 +42,23 @@ def rover(up: str, x: float = 0.0, y: float = 0.0, name: str = "Rover") -> str:
                 double height = 0.12
             }}
         }}""")
-    joints = []
-    for wname, wx, wy in (("FL", 0.4, 0.5), ("FR", 0.4, -0.5), ("RL", -0.4, 0.5), ("RR", -0.4, -0.5)):
         joints.append(f"""
         def PhysicsRevoluteJoint "Axle_{wname}"
         {{
             rel physics:body0 = </Yard/{name}/Chassis>
             rel physics:body1 = </Yard/{name}/Chassis/Wheel_{wname}>
             uniform token physics:axis = "{ax}"
-            point3f physics:localPos0 = {_v(up, wx, wy, -0.2)}
+            point3f physics:localPos0 = {_v(up, 0.0, wy, -0.2)}
             point3f physics:localPos1 = (0, 0, 0)
         }}""")
+    casters = "".join(f"""
+            def Sphere "Caster_{cname}" (prepend apiSchemas = ["PhysicsCollisionAPI", "MaterialBindingAPI"])
+            {{
+                rel material:binding:physics = </Yard/{name}/Slick>
+                double radius = 0.1
+                double3 xformOp:translate = {_v(up, cx, 0.0, -0.28)}
+                uniform token[] xformOpOrder = ["xformOp:translate"]
+            }}""" for cname, cx in (("Front", 0.45), ("Rear", -0.45)))
     return f"""
     def Xform "{name}"
     {{
@@ -68,7 +76,13 @@ def rover(up: str, x: float = 0.0, y: float = 0.0, name: str = "Rover") -> str:
                 double size = 1
                 double3 xformOp:scale = {_scale(up, 1.2, 0.8, 0.25)}
                 uniform token[] xformOpOrder = ["xformOp:scale"]
-            }}{''.join(wheels)}
+            }}{casters}{''.join(wheels)}
+        }}
+        def Material "Slick" (prepend apiSchemas = ["PhysicsMaterialAPI"])
+        {{
+            float physics:staticFriction = 0
+            float physics:dynamicFriction = 0
+            float physics:restitution = 0
         }}
         def Scope "Joints"
         {{{''.join(joints)}
