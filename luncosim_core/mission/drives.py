@@ -9,8 +9,12 @@ A robot offers one of (checked in this order):
   each joint's ``target_velocity`` (rad/s) for differential (skid-steer) drive.
 
 Optional attributes on the robot prim give its capability: ``float mission:maxSpeed`` (m/s) and
-``float mission:maxYawRate`` (rad/s); without them 1.0 m/s and 1.0 rad/s are used, and for
-``throttle_steer`` they are the speeds a full command reaches.
+``float mission:maxYawRate`` (rad/s); without them 1.0 m/s and 1.0 rad/s are used. Commands are
+rates: at steady state a robot's forward speed and yaw rate follow its throttle and steer (a full
+command reaches about those maxima), as with speed-controlled motors or motors whose back-EMF
+damps them. The actual ratio (a skid-steer robot turns slower than commanded, its wheels slipping
+sideways) is learnt while driving; a command that only sets torque, with nothing to hold a speed,
+does not meet the contract.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ DEFAULT_MAX_YAW_RATE = 1.0
 GAIN_RANGE = (0.05, 2.0)  # the measured/commanded rate ratios a robot may have
 GAIN_ADAPT_S = 0.7  # time constant of learning it
 RESPONSE_LAG_S = 0.5  # the robot's assumed response lag to a command
-EFFORT_KP, EFFORT_KI = 3.0, 3.0  # PI of effort-commanded robots (per unit of rate error)
+MIN_REACH = 0.1  # the least share of a maximum taken as reachable
 
 
 class DriveError(Exception):
@@ -38,13 +42,11 @@ class DriveError(Exception):
 
 @dataclass
 class ChannelLoop:
-    """One channel of the drive (forward speed or yaw rate): command = feedforward + PI on the
-    measured rate. With rate commands the feedforward is ``reference / gain``, where ``gain`` (the
-    measured rate per unit of command) is learnt while the channel is driven: a skid-steer robot
-    reaches only part of its commanded yaw rate, as its wheels slip sideways. With effort commands
-    (torques) there is no feedforward: the PI alone holds the rate."""
+    """One channel of the drive (forward speed or yaw rate): command = reference / gain + PI on
+    the measured rate, where ``gain`` (the measured rate per unit of command) is learnt while the
+    channel is driven steadily: a skid-steer robot reaches only part of its commanded yaw rate, as
+    its wheels slip sideways."""
 
-    feedforward: bool = True
     kp: float = 0.6
     ki: float = 1.0
     limit: float = 1.0  # integral authority, as a multiple of the channel's maximum
@@ -52,18 +54,31 @@ class ChannelLoop:
     integral: float = 0.0
     lagged: float = 0.0  # the applied command through the robot's response lag
     out: float = 0.0  # the last command
+    measured: float = 0.0  # the last measured rate
+    saturated: bool = False  # the last command hit the robot's limit short of the reference
 
-    def __call__(self, ref: float, measured: float, dt: float, scale: float) -> float:
+    def __call__(self, ref: float, measured: float, dt: float, scale: float, saturation: float | None = None) -> float:
+        """The command for reference rate ``ref`` given the ``measured`` one; ``scale`` is the
+        channel's maximum, ``saturation`` the largest command the robot accepts (the integral
+        stops growing against it)."""
         steady = abs(self.out - self.lagged) <= 0.15 * abs(self.lagged)  # the robot has caught up
-        if (self.feedforward and steady and abs(self.lagged) > 0.1 * scale and abs(measured) > 0.05 * scale
-                and measured * self.lagged > 0.0):
+        if steady and abs(self.lagged) > 0.1 * scale and abs(measured) > 0.05 * scale and measured * self.lagged > 0:
             seen = min(max(measured / self.lagged, GAIN_RANGE[0]), GAIN_RANGE[1])
             self.gain += (seen - self.gain) * min(1.0, dt / GAIN_ADAPT_S)
         err = ref - measured
-        self.integral = min(max(self.integral + self.ki * err * dt, -self.limit * scale), self.limit * scale)
-        self.out = (ref / self.gain if self.feedforward else 0.0) + self.kp * err + self.integral
-        self.lagged += (self.out - self.lagged) * min(1.0, dt / RESPONSE_LAG_S)
-        return self.out
+        integral = min(max(self.integral + self.ki * err * dt, -self.limit * scale), self.limit * scale)
+        out = ref / self.gain + self.kp * err + integral
+        self.measured = measured
+        self.saturated = saturation is not None and abs(out) > saturation and abs(measured) < abs(ref)
+        if saturation is not None and abs(out) > saturation:
+            out = math.copysign(saturation, out)
+            if err * out <= 0:  # integrate only while it pulls back from the limit
+                self.integral = integral
+        else:
+            self.integral = integral
+        self.out = out
+        self.lagged += (out - self.lagged) * min(1.0, dt / RESPONSE_LAG_S)
+        return out
 
     def reset(self) -> None:
         self.integral = self.lagged = self.out = 0.0
@@ -77,12 +92,10 @@ class RateLoop:
     speed: ChannelLoop = field(default_factory=ChannelLoop)
     yaw: ChannelLoop = field(default_factory=ChannelLoop)
 
-    @classmethod
-    def for_efforts(cls) -> RateLoop:
-        return cls(ChannelLoop(False, kp=EFFORT_KP, ki=EFFORT_KI), ChannelLoop(False, kp=EFFORT_KP, ki=EFFORT_KI))
-
-    def __call__(self, v: float, w: float, mv: float, mw: float, dt: float, vmax: float, wmax: float):
-        return self.speed(v, mv, dt, vmax), self.yaw(w, mw, dt, wmax)
+    def __call__(self, v: float, w: float, mv: float, mw: float, dt: float, vmax: float, wmax: float,
+                 saturates: bool = False):
+        return (self.speed(v, mv, dt, vmax, vmax if saturates else None),
+                self.yaw(w, mw, dt, wmax, wmax if saturates else None))
 
     def reset(self) -> None:
         self.speed.reset()
@@ -100,12 +113,27 @@ class Drive:
     track: float = 0.0
     loop: RateLoop = field(default_factory=RateLoop)
 
+    def reach(self) -> tuple[float, float]:
+        """The forward speed and yaw rate the robot can reach: throttle and steer stop at full
+        command, so a robot that turns (or drives) slower than commanded reaches only that share
+        of its maxima."""
+        if self.kind != "throttle_steer":
+            return self.max_speed, self.max_yaw_rate
+        out = []
+        for ch, top in ((self.loop.speed, self.max_speed), (self.loop.yaw, self.max_yaw_rate)):
+            reach = top * min(1.0, ch.gain)
+            if ch.saturated:  # at full command right now: what it reaches is what it measures
+                reach = min(reach, max(MIN_REACH * top, abs(ch.measured)))
+            out.append(reach)
+        return out[0], out[1]
+
     def command(self, host: MissionHost, v: float, w: float, measured_v: float, measured_w: float,
                 dt: float) -> None:
         """Submit the port writes for desired forward speed ``v`` and yaw rate ``w``."""
         v = float(np.clip(v, -self.max_speed, self.max_speed))
         w = float(np.clip(w, -self.max_yaw_rate, self.max_yaw_rate))
-        cv, cw = self.loop(v, w, measured_v, measured_w, dt, self.max_speed, self.max_yaw_rate)
+        cv, cw = self.loop(v, w, measured_v, measured_w, dt, self.max_speed, self.max_yaw_rate,
+                           saturates=self.kind == "throttle_steer")
         if self.kind == "throttle_steer":
             host.submit(SetPorts(target=self.robot, writes={
                 "throttle": float(np.clip(cv / self.max_speed, -1.0, 1.0)),

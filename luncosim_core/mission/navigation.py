@@ -40,6 +40,7 @@ ANCHOR_TOLERANCE_M = 0.05
 ANCHOR_TOLERANCE_RAD = math.radians(3.0)
 K_SETTLE, K_SETTLE_YAW = 1.0, 2.5
 SETTLE_SPEED_M_S = 0.3
+SETTLE_ALIGN = math.radians(20.0)
 REST_SPEED_M_S = 0.05
 REST_YAW_RATE = 0.05
 REST_TICKS = 15
@@ -230,6 +231,23 @@ def _state(host, frame, base: str) -> tuple[float, float, float, float, float]:
     return x, y, yaw, vx * math.cos(yaw) + vy * math.sin(yaw), frame.yaw_rate(ang)
 
 
+def _settle(x: float, y: float, yaw: float, goal, yaw_goal: float, dist: float, tolerance: float,
+            max_yaw_rate: float) -> tuple[float, float]:
+    """After the track: (v, w) that bring the robot onto the goal and its heading. Off by more
+    than half the tolerance, it turns toward the goal point (forward or backward, whichever is
+    nearer) and creeps there; then it turns to the goal's heading."""
+    if dist > 0.5 * tolerance:
+        bearing = math.atan2(goal[1] - y, goal[0] - x)
+        ahead = abs(wrap(bearing - yaw)) <= math.pi / 2
+        err = wrap(bearing - yaw) if ahead else wrap(bearing + math.pi - yaw)
+        w = float(np.clip(K_SETTLE_YAW * err, -max_yaw_rate, max_yaw_rate))
+        if abs(err) > SETTLE_ALIGN:
+            return 0.0, w
+        speed = min(SETTLE_SPEED_M_S, K_SETTLE * dist) * math.cos(err)
+        return (speed if ahead else -speed), w
+    return 0.0, float(np.clip(K_SETTLE_YAW * wrap(yaw_goal - yaw), -max_yaw_rate, max_yaw_rate))
+
+
 def _track(ctx: NavigationContext, motion: NavigationMotion, drive: Drive, track: ControlTrack, base: str,
            goal, tick0: int, wall: float) -> dict:
     """Follow the track (``tracking.PathFollower``), then settle at the goal, at rest."""
@@ -247,20 +265,16 @@ def _track(ctx: NavigationContext, motion: NavigationMotion, drive: Drive, track
             run.check_run_limit()
             dist = math.hypot(goal[0] - x, goal[1] - y)
             eyaw = wrap(goal[2] - yaw)
+            follower.max_speed, follower.max_yaw_rate = drive.reach()
             v, w = follower.command(x, y, yaw)
-            if follower.done:  # settle: creep onto the goal along the heading, turn to its yaw, stop
-                ex = math.cos(yaw) * (goal[0] - x) + math.sin(yaw) * (goal[1] - y)
-                v = float(np.clip(K_SETTLE * ex, -SETTLE_SPEED_M_S, SETTLE_SPEED_M_S))
-                w = K_SETTLE_YAW * wrap(yaw_goal - yaw)
+            if follower.done:  # settle onto the goal (aiming at half the tolerance), then rest there
+                v, w = _settle(x, y, yaw, goal, yaw_goal, dist, motion.position_tolerance_m, follower.max_yaw_rate)
+                if dist <= 0.5 * motion.position_tolerance_m and abs(eyaw) <= 0.5 * motion.yaw_tolerance_rad:
+                    v = w = 0.0
                 if dist <= motion.position_tolerance_m and abs(eyaw) <= motion.yaw_tolerance_rad:
-                    if dist <= 0.5 * motion.position_tolerance_m and abs(eyaw) <= 0.5 * motion.yaw_tolerance_rad:
-                        v = w = 0.0
-                    if abs(mv) < REST_SPEED_M_S and abs(mw) < REST_YAW_RATE:
-                        rest += 1
-                        if rest >= REST_TICKS:
-                            break
-                    else:
-                        rest = 0
+                    rest = rest + 1 if abs(mv) < REST_SPEED_M_S and abs(mw) < REST_YAW_RATE else 0
+                    if rest >= REST_TICKS:
+                        break
                 else:
                     rest = 0
             drive.command(host, v, w, mv, mw, dt)

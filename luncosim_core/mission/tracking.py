@@ -26,7 +26,8 @@ MIN_SPEED_M_S = 0.1
 MIN_YAW_RATE = 0.15
 K_ROTATE = 2.5
 ROTATE_DECELERATION = 1.5  # rad/s^2: slowing into the target heading
-LOOKAHEAD_MIN_M, LOOKAHEAD_MAX_M, LOOKAHEAD_S = 0.3, 0.8, 0.5
+LOOKAHEAD_MIN_M, LOOKAHEAD_MAX_M, LOOKAHEAD_S = 0.3, 1.2, 0.5
+TURN_LOOKAHEAD = 0.35  # rad: lookahead time grows as 1 / yaw rate for robots slow to turn
 WINDOW = 25  # progress search window, in track samples
 
 
@@ -146,7 +147,9 @@ class PathFollower:
             return None
         v_ref = max(float(np.interp(here, s, leg.speeds)), MIN_SPEED_M_S)
         v_ref = min(v_ref, MIN_SPEED_M_S + math.sqrt(2.0 * self.acceleration * remaining), self.max_speed)
-        look = float(np.clip(LOOKAHEAD_MIN_M + LOOKAHEAD_S * v_ref, LOOKAHEAD_MIN_M, LOOKAHEAD_MAX_M))
+        # a robot slow to turn needs to look further ahead, or it weaves
+        look = float(np.clip(LOOKAHEAD_MIN_M + v_ref * max(LOOKAHEAD_S, TURN_LOOKAHEAD / self.max_yaw_rate),
+                             LOOKAHEAD_MIN_M, LOOKAHEAD_MAX_M))
         ahead = here + look
         if ahead <= total:
             target = np.array([np.interp(ahead, s, xy[:, 0]), np.interp(ahead, s, xy[:, 1])])
@@ -157,7 +160,7 @@ class PathFollower:
         if abs(alpha) > ALIGN_LIMIT:  # far off the path's heading: turn toward it first
             return 0.0, float(np.clip(K_ROTATE * alpha, -self.max_yaw_rate, self.max_yaw_rate))
         kappa = 2.0 * math.sin(alpha) / look
-        speed = v_ref * math.cos(alpha)
+        speed = v_ref * max(0.25, 1.0 - abs(alpha) / ALIGN_LIMIT)  # off the path's heading: slow down to turn
         if abs(kappa) > 1e-9:
             speed = min(speed, self.max_yaw_rate / abs(kappa))
         return leg.direction * speed, speed * kappa

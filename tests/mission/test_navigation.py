@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from luncosim_core.api.commands import SetPorts
 from luncosim_core.mission import MissionRunner, SimulationHost, parse_task_text
 from luncosim_core.mission.fluid import FluidStream
 from luncosim_core.sim.simulation import open_simulation
-from tests.mission.yard import NAV_HEAD, block, crate, yard
+from tests.mission.yard import NAV_HEAD, block, crate, demo_rover_yard, yard
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -240,3 +241,42 @@ def test_cli_mission_run_json_and_exit_codes(tmp_path):
     assert set(doc["final_poses"]["rock"]) == {"x", "y", "z", "yaw"}
     assert (tmp_path / "out" / "result.json").is_file()
     assert list((tmp_path / "out").glob("mission-navigation-ordinal-00000001-attempt-0001.png"))
+
+
+class PortLog(WatchedHost):
+    """Also records every port write the mission submits."""
+
+    def __init__(self, sim, watch) -> None:
+        super().__init__(sim, watch)
+        self.writes: list[tuple[str, dict]] = []
+
+    def submit(self, command):
+        if isinstance(command, SetPorts):
+            self.writes.append((command.target, dict(command.writes)))
+        return super().submit(command)
+
+
+def test_a_throttle_steer_rover_like_the_demo_drives_around_a_rock(tmp_path, debug_tmp):
+    # the bundled skid-steer yard_rover: the mission drives it only through inputs:throttle and
+    # inputs:steer, which its Modelica controller turns into wheel torques
+    scene = demo_rover_yard(tmp_path / "demo.usda", (block("Y", "Rock", 2.5, 0.0, 0.8, 2.0),))
+    sim = open_simulation(scene)
+    host = PortLog(sim, ("/Yard/Rock",))
+    try:
+        for _ in range(20):
+            host.tick()
+        task = parse_task_text(nav_task("{rover: /Yard/Rover, rock: /Yard/Rock}", go("go", 5.0, 0.0)))
+        result = MissionRunner(host, task, run_id="demo-rover").run()
+        assert result.result == "success", result.actions
+        assert host.touches == []
+        submitted = next(e.payload for e in result.events if e.name == "mission.navigation.submitted")
+        assert submitted["drive"]["kind"] == "throttle_steer"
+        assert {target for target, _w in host.writes} == {"/Yard/Rover"}
+        assert all(set(w) == {"throttle", "steer"} and all(-1.0 <= v <= 1.0 for v in w.values())
+                   for _t, w in host.writes)
+        assert max(w["throttle"] for _t, w in host.writes) > 0.2  # it really drove...
+        assert max(abs(w["steer"]) for _t, w in host.writes) > 0.2  # ...and steered
+        pose = result.final_poses["rover"]
+        assert math.hypot(pose["x"] - 5.0, pose["y"]) <= 0.3 and abs(pose["yaw"]) <= math.radians(10)
+    finally:
+        sim.close()

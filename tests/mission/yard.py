@@ -161,3 +161,52 @@ plugins:
       solvers:
         navigation: {backend: navigation, role: navigation, config: {}}
 """
+
+
+def demo_rover_yard(path: Path, parts: tuple[str, ...] = ()) -> Path:
+    """A Y-up yard under lunar gravity holding the bundled four-wheel skid-steer ``yard_rover``
+    (its Modelica drive controller turns ``inputs:throttle``/``inputs:steer`` into wheel torques)
+    with motors that hold a speed: more torque and a back-EMF damping on each wheel joint, so a
+    steady throttle gives a steady speed, as the mission's robot contract asks."""
+    dampers = "".join(f"""
+            over "Axle_{w}" (prepend apiSchemas = ["PhysicsDriveAPI:angular"])
+            {{
+                float drive:angular:physics:damping = 0.2
+                float drive:angular:physics:stiffness = 0
+                float drive:angular:physics:targetVelocity = 0
+            }}""" for w in ("FL", "FR", "RL", "RR"))
+    body = f"""
+def Xform "Yard"
+{{
+    def PhysicsScene "PhysicsScene"
+    {{
+        vector3f physics:gravityDirection = (0, -1, 0)
+        float physics:gravityMagnitude = 1.62
+    }}
+    def Cube "Ground" (prepend apiSchemas = ["PhysicsCollisionAPI"])
+    {{
+        double size = 1
+        double3 xformOp:translate = (0, -0.5, 0)
+        double3 xformOp:scale = (30, 1, 30)
+        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]
+    }}
+    def Xform "Rover" (prepend references = @lunco://vessels/rovers/yard_rover.usda@)
+    {{
+        float mission:maxSpeed = 0.4
+        float mission:maxYawRate = 0.3
+        double3 xformOp:translate = (0, 0, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+        over "Controller"
+        {{
+            float inputs:max_torque = 40
+        }}
+        over "Joints"
+        {{{dampers}
+        }}
+    }}
+{''.join(parts)}
+}}
+"""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER.format(up="Y") + textwrap.dedent(body), encoding="utf-8")
+    return path
