@@ -6,18 +6,21 @@ the composed stage and live poses, and drives the robot through its input ports;
 ``docs/mission.md`` for the task-file reference and the robot contract.
 """
 
-from luncosim_core.mission.events import EventLog, MissionEvent
-from luncosim_core.mission.host import MissionHost, SimulationHost
-from luncosim_core.mission.runner import MissionOverlay, MissionResult, MissionRunner
-from luncosim_core.mission.taskfile import (
-    TaskError,
-    TaskFile,
-    TaskFileError,
-    load_task_file,
-    parse_task_text,
-)
+import importlib
 
-__all__ = [
-    "EventLog", "MissionEvent", "MissionHost", "MissionOverlay", "MissionResult", "MissionRunner",
-    "SimulationHost", "TaskError", "TaskFile", "TaskFileError", "load_task_file", "parse_task_text",
-]
+_EXPORTS = {
+    "EventLog": "events", "MissionEvent": "events", "MissionHost": "host", "SimulationHost": "host",
+    "MissionOverlay": "runner", "MissionResult": "runner", "MissionRunner": "runner",
+    "TaskError": "taskfile", "TaskFile": "taskfile", "TaskFileError": "taskfile", "load_task_file": "taskfile",
+    "parse_task_text": "taskfile",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """Exports load on first use, so validating a task file does not import the simulation."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

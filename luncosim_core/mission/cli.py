@@ -36,9 +36,7 @@ def _invalid(errors, as_json: bool, source: str) -> int:
 
 
 def cmd_mission_run(args: argparse.Namespace) -> int:
-    from luncosim_core.diagnostics import DiagnosticError
-    from luncosim_core.mission import MissionRunner, SimulationHost, TaskFileError, load_task_file
-    from luncosim_core.sim.simulation import open_simulation
+    from luncosim_core.mission.taskfile import TaskFileError, load_task_file
 
     if args.max_seconds is not None and not args.max_seconds > 0:
         print("luncosim mission run: --max-seconds must be > 0", file=sys.stderr)
@@ -47,6 +45,11 @@ def cmd_mission_run(args: argparse.Namespace) -> int:
         task = load_task_file(args.task)
     except TaskFileError as exc:
         return _invalid(exc.errors, args.json, str(args.task))
+    # the simulation is imported only for a valid task file
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.mission.host import SimulationHost
+    from luncosim_core.mission.runner import MissionRunner
+    from luncosim_core.sim.simulation import open_simulation
     try:
         sim = open_simulation(args.scene, lunco_root=args.lunco_root)
     except (DiagnosticError, FileNotFoundError) as exc:

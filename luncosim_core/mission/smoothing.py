@@ -25,7 +25,7 @@ from luncosim_core.mission.hybrid_astar import NavigationPath, rotation_rows, st
 from luncosim_core.mission.lattice import SAMPLE_M
 
 SAFE_CLEARANCE_M = 0.3
-FILLET_RADII_M = (2.0, 1.2, 0.7, 0.4)
+FILLET_RADII_M = (2.0, 1.2, 0.7, 0.4, 0.2)
 END_LEGS_M = (1.0, 0.6, 0.3)  # departure/approach leg lengths tried, longest first
 MAX_FILLET_TURN = math.radians(120.0)
 END_CORNER = math.radians(50.0)  # the sharpest joint a departure/approach leg may make...

@@ -15,8 +15,9 @@ from luncosim_core.mission.debug_png import debug_path, render, write_evidence
 from luncosim_core.mission.footprint import CollisionChecker, Footprint, minkowski_square
 from luncosim_core.mission.frames import GroundFrame
 from luncosim_core.mission.hybrid_astar import PlanningFailure, plan
-from luncosim_core.mission.smoothing import smooth
+from luncosim_core.mission.smoothing import SAFE_CLEARANCE_M, smooth
 from luncosim_core.mission.track import time_parameterize
+from luncosim_core.mission.tracking import PathFollower
 
 
 def box_footprint(length=1.2, width=0.8) -> Footprint:
@@ -130,3 +131,83 @@ def test_debug_png_is_atomic_and_carries_its_metadata(tmp_path, monkeypatch):
     r, c = ch.map.cell(6.0, 4.0)
     assert px[ch.map.height - 1 - r, c].tolist() == [0, 0, 0]  # the wall is black, north up
     assert ((px == [0, 200, 255]).all(axis=2)).sum() > 100  # cyan footprint outlines
+
+
+def drive_unicycle(path, ch: CollisionChecker, lag_s: float = 0.15, vmax: float = 1.0, wmax: float = 1.0):
+    """Follow ``path`` with the tracking controller on a unicycle whose speed and yaw rate lag the
+    commands (first order): the poses it drove and the follower."""
+    dt = 1.0 / 60.0
+    track = time_parameterize(path, dt, max_speed=vmax, max_yaw_rate=wmax, clearance=ch.clearance_many(path.poses))
+    follower = PathFollower(track, vmax, wmax)
+    x, y, yaw = path.poses[0]
+    v = w = 0.0
+    out = []
+    for _ in range(int(4 * track.duration / dt) + 600):
+        if follower.done:
+            break
+        cv, cw = follower.command(x, y, yaw)
+        v += (cv - v) * dt / lag_s
+        w += (cw - w) * dt / lag_s
+        x, y, yaw = x + v * math.cos(yaw) * dt, y + v * math.sin(yaw) * dt, yaw + w * dt
+        out.append((x, y, yaw, v))
+    return np.array(out), follower
+
+
+def test_the_tracker_follows_smoothed_paths_closely_without_touching():
+    wall = [("/Wall", shapely.box(5.7, 2.0, 6.3, 6.0))]
+    ch = checker_for(wall)
+    path = smooth(ch, plan(ch, (2.0, 4.0, 0.0), (10.0, 4.0, 0.0)))
+    drove, follower = drive_unicycle(path, ch)
+    assert follower.done and follower.max_cross_track_m < 0.1
+    assert swept_clear(type("P", (), {"poses": drove[:, :3]})(), wall, ch.fp)
+    assert math.hypot(drove[-1, 0] - 10.0, drove[-1, 1] - 4.0) < 0.1
+    assert follower.stops == 0  # around the wall and onto the goal heading without stopping to turn
+    assert drove[len(drove) // 4:3 * len(drove) // 4, 3].min() > 0.2  # it keeps moving through the corners
+    # a bay left backwards, with a turn in place outside it
+    bay = [("/L", shapely.box(3.0, 2.9, 7.0, 3.2)), ("/R", shapely.box(3.0, 4.8, 7.0, 5.1)),
+           ("/End", shapely.box(6.7, 2.9, 7.0, 5.1))]
+    ch = checker_for(bay)
+    path = smooth(ch, plan(ch, (6.0, 4.0, 0.0), (1.5, 6.5, math.pi)))
+    assert (path.directions == -1).any()
+    drove, follower = drive_unicycle(path, ch)
+    assert follower.done and ch.assess(drove[:, :3])[0].all()
+
+
+def test_smoothing_keeps_the_plans_clearance_and_its_start_and_goal_headings():
+    rocks = [("/A", shapely.box(4.0, 1.0, 5.0, 4.6)), ("/B", shapely.box(7.0, 5.4, 8.0, 9.0)),
+             ("/C", shapely.box(5.5, 6.5, 6.0, 7.0))]
+    ch = checker_for(rocks)
+    raw = plan(ch, (2.0, 2.0, 0.0), (10.0, 8.0, 0.0))
+    smoothed = smooth(ch, raw)
+    assert swept_clear(smoothed, rocks, ch.fp) and smoothed.length <= raw.length + 1e-9
+    raw_clear = float(ch.clearance_many(raw.poses).min())
+    assert float(ch.clearance_many(smoothed.poses).min()) >= min(SAFE_CLEARANCE_M, raw_clear) - 0.03
+    if raw.directions[1] != 0:  # the search drove off without turning: so does the smoothed path
+        assert smoothed.directions[1] != 0 and smoothed.poses[1, 2] == pytest.approx(0.0, abs=1e-9)
+    if raw.directions[-1] != 0:
+        assert smoothed.directions[-1] != 0
+    # corners are arcs: the heading changes while driving, not only in place
+    moving = smoothed.directions[1:] != 0
+    assert (np.abs(np.diff(smoothed.poses[:, 2]))[moving] > 1e-6).any()
+
+
+def test_without_rotation_in_place_the_plan_is_drivable_by_a_car():
+    ch = checker_for([("/Rock", shapely.box(5.0, 3.0, 6.0, 5.0))])
+    path = plan(ch, (2.0, 4.0, 0.0), (9.0, 4.0, math.pi / 2), allow_rotation=False)
+    assert (path.directions[1:] != 0).all()  # never turns in place
+    step = np.hypot(*np.diff(path.poses[:, :2], axis=0).T)
+    turn = np.abs(np.diff(path.poses[:, 2]))
+    assert (turn <= step / 0.9 + 1e-6).all()  # no tighter than the lattice's turning radius
+    assert path.poses[-1] == pytest.approx([9.0, 4.0, math.pi / 2], abs=1e-6)  # a Reeds-Shepp shot ends it
+    assert ch.assess(path.poses)[0].all()
+
+
+def test_the_track_slows_on_arcs_and_near_obstacles():
+    ch = checker_for([("/Wall", shapely.box(5.7, 2.0, 6.3, 6.0))])
+    path = smooth(ch, plan(ch, (2.0, 4.0, 0.0), (10.0, 4.0, 0.0)))
+    period = 1.0 / 60.0
+    fast = time_parameterize(path, period, max_speed=1.0, max_yaw_rate=1.0)
+    assert np.abs(fast.yaw_rates).max() <= 1.0 + 1e-9 and np.abs(fast.speeds).max() <= 1.0 + 1e-9
+    careful = time_parameterize(path, period, max_speed=1.0, max_yaw_rate=1.0,
+                                clearance=np.full(len(path.poses), 0.05))
+    assert careful.duration > 1.5 * fast.duration
