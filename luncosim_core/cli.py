@@ -297,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
 
     add_scripting_verbs(sub)  # test, rhai
+    from luncosim_core.batch.cli import add_batch_verb
+
+    add_batch_verb(sub)
     return parser
 
 

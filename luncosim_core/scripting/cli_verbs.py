@@ -18,6 +18,8 @@ def cmd_test(args: argparse.Namespace) -> int:
                             lunco_root=getattr(args, "lunco_root", None),
                             verdict_channel=args.verdict_channel,
                             out=lambda line: print(line, flush=True))
+    if report.final_hash:
+        print(f"final hash {report.final_hash}", flush=True)
     return report.exit_code
 
 
