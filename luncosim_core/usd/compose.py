@@ -18,6 +18,7 @@ from pxr import Ar, Sdf, Tf, Usd
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.fsutil import MAX_LAYER_BYTES, file_problem
 from luncosim_core.twin.roots import AssetRoots
+from luncosim_core.usd.tferrors import safe_text, tf_error_text
 from luncosim_core.usd.usda_fixup import open_tolerant
 
 _OPEN_ASSET_RE = re.compile(
@@ -90,7 +91,7 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
         fixed = open_tolerant(os.path.abspath(path), path)
         if fixed is not None:
             return fixed
-        file, line, col, msg = parse_layer_error(str(exc))
+        file, line, col, msg = parse_layer_error(tf_error_text(exc))
         if "Corrupt asset" in msg or "corrupt" in msg.lower():
             msg = f"not a valid USD file (the crate reader says: {msg})"
         raise DiagnosticError(
@@ -254,7 +255,7 @@ def compose(
     arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
     malformed: list[Diagnostic] = []
     for err in errors:
-        text = str(err).strip()
+        text = safe_text(err).strip()
         m = _OPEN_ASSET_RE.search(text) or _SUBLAYER_RE.search(text)
         if not m:
             malformed.append(Diagnostic("error", "usd-composition-error", text, layer=root_name, source="usd"))
