@@ -305,8 +305,10 @@ class FmuParticipant:
         if self.terminated:
             raise fmu_error("fmu.terminated", f"FMU {self.name} ended the simulation ({self.terminated}); "
                             "it cannot step further", str(self.path))
-        if self._reinit:
+        if self._reinit:  # a fixed parameter changed before the first step: initialize again
+            held = self._inputs
             self.reset(self.start_tick)
+            self._inputs = held
         fmu = self._fmu
         t0 = self.ticks * self.period
         t1 = (self.ticks + 1) * self.period

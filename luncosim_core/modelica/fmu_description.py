@@ -122,6 +122,19 @@ def _starts(text: object, port_type: str) -> tuple[float, ...]:
     return tuple(v for v in values if v is not None)
 
 
+def _fit(start: tuple[float, ...], shape: tuple[int, ...]) -> tuple[float, ...]:
+    """Start values sized to the array: one value applies to every element; an array resized by
+    a structural parameter keeps its leading start values (zeros beyond them)."""
+    if not shape or not start:
+        return start
+    size = 1
+    for d in shape:
+        size *= d
+    if len(start) == 1:
+        return start * size
+    return (start + (0.0,) * size)[:size]
+
+
 def read_description(path: Path, structural: Mapping[str, float | Sequence[float]] | None = None) -> FmuDescription:
     """Parse ``modelDescription.xml`` of a co-simulation FMU; refuse what cannot run here.
 
@@ -172,7 +185,7 @@ def read_description(path: Path, structural: Mapping[str, float | Sequence[float
         shape = _shape(v, by_vr, structural, layer)
         variables.append(FmuVariable(v.name, v.valueReference, fmi_type, access, port, v.causality or "local",
                                      v.variability or "", shape, unit or None, lo, hi, v.description or None,
-                                     _starts(v.start, port)))
+                                     _fit(_starts(v.start, port), shape)))
     return FmuDescription(md, md.fmiVersion, md.coSimulation.modelIdentifier, tuple(variables))
 
 
