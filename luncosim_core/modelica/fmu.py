@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.modelica.fmu_access import Reader, write
+from luncosim_core.modelica.fmu_access import FmiCallError, Reader, Stepper, write
 from luncosim_core.modelica.fmu_description import (
     PARAMETER_CAUSALITIES,
     FmuVariable,
@@ -58,7 +58,7 @@ class FmuParticipant:
         self._element: dict[str, tuple[FmuVariable, int]] = {
             e: (v, i) for v in desc.variables if v.port_type for i, e in enumerate(v.elements)}
         self.interface = desc.interface()
-        self._input_names = {v.name for v in self.interface.inputs}
+        self._in_slots = {e: hit for e, hit in self._element.items() if hit[0].causality == "input"}
         self._params: dict[str, list[float]] = {}  # by variable: values applied at initialization
         self._pending: dict[str, list[float]] = {}  # tunable changes for the next step
         for key, value in (parameters or {}).items():
@@ -68,10 +68,11 @@ class FmuParticipant:
         self._unzip: str | None = None
         self._fmu = None
         self._initialized = False
-        self._outputs = [v for v in desc.variables if v.causality == "output" and v.port_type]
         try:
             self._open()
-            self._plan_outputs(self._outputs)
+            self._stepper = Stepper(self._fmu, self._fmi3)
+            self._reader = Reader(self._fmu, self._fmi3, [v for v in desc.variables
+                                                          if v.causality == "output" and v.port_type])
             self.reset(start_tick)
         except DiagnosticError:
             self._discard()
@@ -104,8 +105,7 @@ class FmuParticipant:
 
             fmu = FMU3Slave(guid=self.md.guid, unzipDirectory=self._unzip, modelIdentifier=ident,
                             instanceName=self.name)
-            fmu.instantiate(logMessage=log3)
-            return fmu
+            return _instantiated(fmu, logMessage=log3)
         from ctypes import byref
 
         from fmpy import calloc, free
@@ -132,8 +132,7 @@ class FmuParticipant:
             pass
         fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=self._unzip, modelIdentifier=ident,
                         instanceName=self.name)
-        fmu.instantiate(callbacks=callbacks)
-        return fmu
+        return _instantiated(fmu, callbacks=callbacks)
 
     def _log_tail(self) -> str:
         return f" (FMU log: {' | '.join(list(self.log)[-3:])})" if self.log else ""
@@ -224,8 +223,8 @@ class FmuParticipant:
         self.time = t0
         self.terminated = ""
         self._reinit = False
-        self._inputs: dict[str, list[float]] = {}  # by variable: values to hold from the next step
-        self._sent: dict[str, list[float]] = {}  # by variable: values the FMU holds
+        self._inputs: dict[str, list[float]] = {}  # by variable: the values held over the next step
+        self._dirty: set[str] = set()  # inputs changed since the FMU last received them
 
     def _discard(self) -> None:
         fmu, self._fmu = self._fmu, None
@@ -261,44 +260,38 @@ class FmuParticipant:
     def set_inputs(self, values: Mapping[str, float]) -> None:
         """Hold these input values from the next step on; all or nothing. Each value must fit the
         input's type: an integral value for an integer input, 0 or 1 for a Boolean."""
-        staged: dict[str, list[float]] = {}
+        staged: list[tuple[FmuVariable, int, float]] = []
         for n, v in values.items():
-            hit = self._element.get(n) if n in self._input_names else None
-            if hit is None:
+            slot = self._in_slots.get(n)
+            if slot is None:
                 raise fmu_error("modelica.input.unknown", f"FMU {self.name} has no input '{n}' "
-                                f"(inputs: {', '.join(sorted(self._input_names)) or 'none'})", path=n)
-            var, index = hit
+                                f"(inputs: {', '.join(sorted(self._in_slots)) or 'none'})", path=n)
+            var, index = slot
             x = float(v)
             if not math.isfinite(x):
                 raise fmu_error("modelica.input.value", f"input '{n}' of {self.name} got {v!r}", path=n)
-            problem = value_problem(var.port_type, x)
-            if not problem and var.port_type not in REAL_TYPES:  # a C integer must not wrap around
-                if var.minimum is not None and x < var.minimum:
+            if var.port_type not in REAL_TYPES:
+                problem = value_problem(var.port_type, x)
+                if not problem and var.minimum is not None and x < var.minimum:  # C integers wrap around
                     problem = f"{x:g} is below its minimum {var.minimum:g}"
-                elif var.maximum is not None and x > var.maximum:
+                elif not problem and var.maximum is not None and x > var.maximum:
                     problem = f"{x:g} is above its maximum {var.maximum:g}"
-            if problem:
-                raise fmu_error("modelica.input.type", f"input '{n}' of FMU {self.name} is {var.fmi_type}: "
-                                f"{problem}", path=n)
-            current = staged.get(var.name) or list(self._inputs.get(var.name) or var.start or [0.0] * var.size)
-            current[index] = x
-            staged[var.name] = current
-        self._inputs.update(staged)
-
-    def select_outputs(self, names: Sequence[str]) -> None:
-        """Read only these outputs (element names) after each step; by default all are read."""
-        wanted = {self._element[n][0].name for n in names if n in self._element}
-        self._plan_outputs([v for v in self.desc.variables
-                            if v.causality == "output" and v.port_type and v.name in wanted])
-        self._out = self._reader.read()
-
-    def _plan_outputs(self, variables: list[FmuVariable]) -> None:
-        self._outputs = variables
-        self._output_names = [e for v in variables for e in v.elements]
-        self._reader = Reader(self._fmu, self._fmi3, variables)
+                if problem:
+                    raise fmu_error("modelica.input.type", f"input '{n}' of FMU {self.name} is "
+                                    f"{var.fmi_type}: {problem}", path=n)
+            staged.append((var, index, x))
+        for var, index, x in staged:
+            held = self._inputs.get(var.name)
+            if held is None:  # the FMU holds its start values since initialization
+                held = self._inputs[var.name] = list(var.start) if len(var.start) == var.size else [0.0] * var.size
+                if len(var.start) != var.size:
+                    self._dirty.add(var.name)
+            if held[index] != x:
+                held[index] = x
+                self._dirty.add(var.name)
 
     def outputs(self) -> dict[str, float]:
-        return dict(zip(self._output_names, self._out.tolist(), strict=True))
+        return dict(zip(self._reader.names, self._out.tolist(), strict=True))
 
     def step(self) -> None:
         """Advance one communication period: tunable parameters, inputs, ``doStep``, outputs."""
@@ -308,34 +301,34 @@ class FmuParticipant:
         if self._reinit:  # a fixed parameter changed before the first step: initialize again
             held = self._inputs
             self.reset(self.start_tick)
-            self._inputs = held
-        fmu = self._fmu
+            self._inputs, self._dirty = held, set(held)
         t0 = self.ticks * self.period
         t1 = (self.ticks + 1) * self.period
         try:
             changed = [(self._vars[n], v) for n, v in sorted(self._pending.items())]
-            changed += [(self._vars[n], v) for n, v in sorted(self._inputs.items()) if self._sent.get(n) != v]
+            if self._dirty:
+                changed += [(self._vars[n], self._inputs[n]) for n in sorted(self._dirty)]
             if changed:
-                write(fmu, self._fmi3, changed)
-            self._params.update(self._pending)
-            self._pending.clear()
-            self._sent.update({var.name: list(v) for var, v in changed if var.causality == "input"})
-            status = fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=t1 - t0)
-        except Exception as exc:  # noqa: BLE001 - fmpy raises FMICallException
+                write(self._fmu, self._fmi3, changed)
+                self._params.update(self._pending)
+                self._pending.clear()
+                self._dirty.clear()
+            ended = self._stepper.step(t0, t1 - t0)
+        except FmiCallError as exc:
             if self._fmi2_terminated(exc):
                 self.terminated = f"at t={t0:.6g} s"
                 return
             raise fmu_error("fmu.step", f"FMU {self.name} failed to step from t={t0:.6g} s: {exc}"
                             f"{self._log_tail()}", str(self.path)) from None
-        if self._fmi3 and status[1]:  # terminateSimulation
+        if ended:
             self.terminated = f"at t={t1:.6g} s"
         self.ticks += 1
         self.time = t1
         self._out = self._reader.read()
 
-    def _fmi2_terminated(self, exc: Exception) -> bool:
+    def _fmi2_terminated(self, exc: FmiCallError) -> bool:
         """An FMI 2 ``doStep`` that returns discard because the FMU wants to stop."""
-        if self._fmi3 or getattr(exc, "status", None) != 2:
+        if self._fmi3 or exc.status != 2:
             return False
         try:
             from fmpy.fmi2 import fmi2Terminated
@@ -347,6 +340,16 @@ class FmuParticipant:
     def state_bytes(self) -> bytes:
         ins = [x for k in sorted(self._inputs) for x in self._inputs[k]]
         return np.asarray([self.time, *self._out.tolist(), *ins], dtype="<f8").tobytes()
+
+
+def _instantiated(fmu, **kwargs):  # noqa: ANN001, ANN202 - an fmpy FMU2Slave / FMU3Slave
+    """Instantiate; on failure unload the library fmpy loaded before re-raising."""
+    try:
+        fmu.instantiate(**kwargs)
+    except Exception:
+        fmu.freeLibrary()
+        raise
+    return fmu
 
 
 def _text(message: object) -> str:

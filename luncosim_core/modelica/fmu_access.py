@@ -1,9 +1,10 @@
-"""Typed reads and writes of FMU variables (FMI 2 and 3) through fmpy's raw C calls.
+"""Typed reads, writes and steps of an FMU (FMI 2 and 3) through the C functions fmpy loaded.
 
-A :class:`Reader` is planned once for a fixed list of variables: one preallocated value buffer
-per FMI type, one C call per type per read, values returned as float64 in the planned order
-(``Boolean`` as 0/1, integers exactly up to 2**53). Writes convert float64 values to the
-variable's C type; the caller has checked them against the port type first.
+A :class:`Reader` is planned once for a fixed list of variables: grouped by FMI type, one
+preallocated buffer and one C call per type per read, values returned as float64 (``Boolean``
+as 0/1, integers exact up to 2**53). Writes convert float64 values to the variable's C type;
+the caller has checked them against the port type first. Calls go straight to the loaded
+library functions (fmpy's per-call wrappers cost more than the FMU's own step).
 """
 
 from __future__ import annotations
@@ -22,47 +23,71 @@ _FMI3_C = {
 }
 _FMI2_C = {"Real": ctypes.c_double, "Integer": ctypes.c_int, "Boolean": ctypes.c_int}
 _FLOATS = ("Float64", "Float32", "Real")
+_STATUS = ("ok", "warning", "discard", "error", "fatal", "pending")
+
+
+class FmiCallError(RuntimeError):
+    """An FMI function returned discard, error or fatal."""
+
+    def __init__(self, function: str, status: int):
+        label = _STATUS[status] if 0 <= status < len(_STATUS) else "illegal status"
+        super().__init__(f"{function} returned {label}")
+        self.function = function
+        self.status = status
+
+
+def _function(fmu, name: str):
+    """``name`` from the FMU's library as a checked call taking ready-made ctypes arguments.
+
+    A private function object without ``argtypes``: the arguments are converted once, when a
+    call is planned, not at every call (fmpy's shared one converts each argument each time).
+    """
+    fn = fmu.dll._FuncPtr((name, fmu.dll))
+    fn.restype = ctypes.c_int
+
+    def call(*args) -> None:
+        status = fn(*args)
+        if status > 1:
+            raise FmiCallError(name, status)
+
+    return call
 
 
 def _c_type(fmi3: bool, access: str):
     return (_FMI3_C if fmi3 else _FMI2_C)[access]
 
 
-def _to_c(access: str, value: float):
-    return float(value) if access in _FLOATS else int(value)
-
-
 class Reader:
-    """Reads a fixed list of variables (all elements of each) with one C call per FMI type."""
+    """Reads a fixed list of variables (all elements of each), one C call per FMI type.
+
+    ``names`` lists the element names in the order :meth:`read` returns their values.
+    """
 
     def __init__(self, fmu, fmi3: bool, variables: Sequence[FmuVariable]):
-        self._calls: list[tuple[object, tuple, object, list[int]]] = []
-        self.size = sum(v.size for v in variables)
-        positions: dict[str, list[int]] = {}
         groups: dict[str, list[FmuVariable]] = {}
-        at = 0
         for v in variables:
             groups.setdefault(v.access_type, []).append(v)
-            positions.setdefault(v.access_type, []).extend(range(at, at + v.size))
-            at += v.size
+        self.names: list[str] = []
+        self._calls: list[tuple[object, tuple, np.ndarray, slice]] = []
         prefix = "fmi3Get" if fmi3 else "fmi2Get"
         for access, vs in groups.items():
-            fn = getattr(fmu, prefix + access)
             vrs = (ctypes.c_uint * len(vs))(*(v.vr for v in vs))
             n = sum(v.size for v in vs)
             buf = (_c_type(fmi3, access) * n)()
-            args = (vrs, len(vs), buf, n) if fmi3 else (vrs, len(vs), buf)
-            self._calls.append((fn, args, buf, positions[access]))
+            nvr, nv = ctypes.c_size_t(len(vs)), ctypes.c_size_t(n)
+            args = (vrs, nvr, buf, nv) if fmi3 else (vrs, nvr, buf)
+            at = len(self.names)
+            self.names += [e for v in vs for e in v.elements]
+            self._calls.append((_function(fmu, prefix + access), args, np.ctypeslib.as_array(buf), slice(at, at + n)))
         self._fmu = fmu
-        self._views = [np.ctypeslib.as_array(buf) for _, _, buf, _ in self._calls]
-        self._where = [np.asarray(w, dtype=np.intp) for _, _, _, w in self._calls]
+        self.size = len(self.names)
 
     def read(self) -> np.ndarray:
-        """Fresh float64 values of every planned element, in the planned order."""
-        component = self._fmu.component
+        """Fresh float64 values of every planned element, in the order of :attr:`names`."""
+        component = ctypes.c_void_p(self._fmu.component)
         out = np.empty(self.size)
-        for (fn, args, _, _), view, where in zip(self._calls, self._views, self._where, strict=True):
-            fn(component, *args)
+        for call, args, view, where in self._calls:
+            call(component, *args)
             out[where] = view
         return out
 
@@ -74,11 +99,34 @@ def write(fmu, fmi3: bool, items: Sequence[tuple[FmuVariable, Sequence[float]]])
         groups.setdefault(var.access_type, []).append((var, values))
     prefix = "fmi3Set" if fmi3 else "fmi2Set"
     for access, entries in groups.items():
-        fn = getattr(fmu, prefix + access)
         vrs = (ctypes.c_uint * len(entries))(*(v.vr for v, _ in entries))
-        flat = [_to_c(access, x) for _, values in entries for x in values]
+        convert = float if access in _FLOATS else int
+        flat = [convert(x) for _, values in entries for x in values]
         buf = (_c_type(fmi3, access) * len(flat))(*flat)
+        call = _function(fmu, prefix + access)
+        component, nvr, nv = ctypes.c_void_p(fmu.component), ctypes.c_size_t(len(entries)), ctypes.c_size_t(len(flat))
         if fmi3:
-            fn(fmu.component, vrs, len(entries), buf, len(flat))
+            call(component, vrs, nvr, buf, nv)
         else:
-            fn(fmu.component, vrs, len(entries), buf)
+            call(component, vrs, nvr, buf)
+
+
+class Stepper:
+    """``doStep`` with preallocated out-arguments; returns whether the FMU asks to terminate."""
+
+    def __init__(self, fmu, fmi3: bool):
+        self._fmu = fmu
+        self._fmi3 = fmi3
+        self._call = _function(fmu, "fmi3DoStep" if fmi3 else "fmi2DoStep")
+        if fmi3:
+            self._flags = [ctypes.c_bool() for _ in range(3)]
+            self._last = ctypes.c_double()
+            self._out = (*(ctypes.pointer(f) for f in self._flags), ctypes.pointer(self._last))
+
+    def step(self, t0: float, h: float) -> bool:
+        component, t0, h = ctypes.c_void_p(self._fmu.component), ctypes.c_double(t0), ctypes.c_double(h)
+        if self._fmi3:
+            self._call(component, t0, h, ctypes.c_bool(True), *self._out)
+            return self._flags[1].value  # terminateSimulation (event handling and early return unused)
+        self._call(component, t0, h, ctypes.c_int(1))
+        return False
