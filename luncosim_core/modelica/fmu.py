@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.modelica.fmu_access import FmiCallError, Reader, Stepper, write
+from luncosim_core.modelica.fmu_access import FmiCallError, Reader, Stepper, Writer
 from luncosim_core.modelica.fmu_description import (
     PARAMETER_CAUSALITIES,
     FmuVariable,
@@ -71,6 +71,7 @@ class FmuParticipant:
         try:
             self._open()
             self._stepper = Stepper(self._fmu, self._fmi3)
+            self._writer = Writer(self._fmu, self._fmi3)
             self._reader = Reader(self._fmu, self._fmi3, [v for v in desc.variables
                                                           if v.causality == "output" and v.port_type])
             self.reset(start_tick)
@@ -207,11 +208,11 @@ class FmuParticipant:
                 fmu.reset()
             self._initialized = False
             if self._fmi3:
-                write(fmu, True, params)
+                self._writer.write(params)
                 fmu.enterInitializationMode(startTime=t0)
             else:
                 fmu.setupExperiment(startTime=t0)
-                write(fmu, False, params)
+                self._writer.write(params)
                 fmu.enterInitializationMode()
             fmu.exitInitializationMode()
             self._initialized = True
@@ -309,7 +310,7 @@ class FmuParticipant:
             if self._dirty:
                 changed += [(self._vars[n], self._inputs[n]) for n in sorted(self._dirty)]
             if changed:
-                write(self._fmu, self._fmi3, changed)
+                self._writer.write(changed)
                 self._params.update(self._pending)
                 self._pending.clear()
                 self._dirty.clear()

@@ -4,7 +4,8 @@ A :class:`Reader` is planned once for a fixed list of variables: grouped by FMI 
 preallocated buffer and one C call per type per read, values returned as float64 (``Boolean``
 as 0/1, integers exact up to 2**53). Writes convert float64 values to the variable's C type;
 the caller has checked them against the port type first. Calls go straight to the loaded
-library functions (fmpy's per-call wrappers cost more than the FMU's own step).
+library functions with buffers planned once (fmpy's per-call wrappers convert every argument
+at every call, which costs more than the FMU's own step).
 """
 
 from __future__ import annotations
@@ -92,23 +93,34 @@ class Reader:
         return out
 
 
-def write(fmu, fmi3: bool, items: Sequence[tuple[FmuVariable, Sequence[float]]]) -> None:
-    """Set each variable to its values (all elements of an array), one C call per FMI type."""
-    groups: dict[str, list[tuple[FmuVariable, Sequence[float]]]] = {}
-    for var, values in items:
-        groups.setdefault(var.access_type, []).append((var, values))
-    prefix = "fmi3Set" if fmi3 else "fmi2Set"
-    for access, entries in groups.items():
-        vrs = (ctypes.c_uint * len(entries))(*(v.vr for v, _ in entries))
-        convert = float if access in _FLOATS else int
-        flat = [convert(x) for _, values in entries for x in values]
-        buf = (_c_type(fmi3, access) * len(flat))(*flat)
-        call = _function(fmu, prefix + access)
-        component, nvr, nv = ctypes.c_void_p(fmu.component), ctypes.c_size_t(len(entries)), ctypes.c_size_t(len(flat))
-        if fmi3:
-            call(component, vrs, nvr, buf, nv)
-        else:
-            call(component, vrs, nvr, buf)
+class Writer:
+    """Sets variables to values (all elements of an array): one C call per variable, through a
+    buffer planned at its first write."""
+
+    def __init__(self, fmu, fmi3: bool):
+        self._fmu = fmu
+        self._fmi3 = fmi3
+        self._calls: dict[str, object] = {}
+        self._plans: dict[str, tuple] = {}
+
+    def _plan(self, var: FmuVariable) -> tuple:
+        call = self._calls.get(var.access_type)
+        if call is None:
+            prefix = "fmi3Set" if self._fmi3 else "fmi2Set"
+            call = self._calls[var.access_type] = _function(self._fmu, prefix + var.access_type)
+        buf = (_c_type(self._fmi3, var.access_type) * var.size)()
+        args = [(ctypes.c_uint * 1)(var.vr), ctypes.c_size_t(1), buf]
+        if self._fmi3:
+            args.append(ctypes.c_size_t(var.size))
+        plan = self._plans[var.name] = (call, buf, float if var.access_type in _FLOATS else int, tuple(args))
+        return plan
+
+    def write(self, items: Sequence[tuple[FmuVariable, Sequence[float]]]) -> None:
+        component = ctypes.c_void_p(self._fmu.component)
+        for var, values in items:
+            call, buf, convert, args = self._plans.get(var.name) or self._plan(var)
+            buf[:] = [convert(x) for x in values]
+            call(component, *args)
 
 
 class Stepper:
