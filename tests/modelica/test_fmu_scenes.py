@@ -5,8 +5,7 @@ Modelica), and ``luncosim run`` exiting 1 when a program cannot load."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
+import tempfile
 
 import pytest
 
@@ -197,15 +196,29 @@ def test_a_participant_that_waited_steps_at_the_scenes_time(scene):
     assert sim.read("/W/T", "clock") == pytest.approx(sim.time, abs=1e-12)
 
 
-def test_run_exits_1_when_a_program_cannot_load(tmp_path, writer, monkeypatch):
+def test_an_fmu_that_ends_the_simulation_holds_its_outputs_and_the_scene_runs_on(scene):
+    sim = scene(program("T", "Typed3.fmu", """
+        double inputs:stop_after = 0.1
+        double inputs:uin = 1
+        double outputs:x"""))
+    sim.run(12)
+    assert sim.fault is None and sim.tick_count == 12
+    assert sim.read("/W/T", "x") == pytest.approx(0.1, abs=1e-12)  # stopped after 6 steps
+    ended = [d for d in sim.snapshot().diagnostics if d.code == "fmu.terminated"]
+    assert len(ended) == 1 and ended[0].severity == "warning"
+    assert "ended the simulation" in sim.snapshot().extra["waits"]["/W/T"]
+
+
+def test_run_exits_1_when_a_program_cannot_load(tmp_path, writer, monkeypatch, capsys):
+    from luncosim_core.cli import main
+
     foreign_fmu3(tmp_path, "Typed3", ("x86_64-windows",)).rename(tmp_path / "Foreign.fmu")
     scene = writer(tmp_path / "scene.usda", HEAD + program("T", "Foreign.fmu", "        double outputs:x") + "}\n")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    env = {**__import__("os").environ, "TMPDIR": str(scratch)}
-    run = subprocess.run([sys.executable, "-m", "luncosim_core.cli", "run", "--scene", str(scene), "--ticks", "3"],
-                         capture_output=True, text=True, env=env)
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert "fmu.platform" in run.stdout and "x86_64-windows" in run.stdout
-    assert "/W/T did not load" in run.stderr
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert main(["run", "--scene", str(scene), "--ticks", "3"]) == 1
+    out, err = capsys.readouterr()
+    assert "fmu.platform" in out and "x86_64-windows" in out
+    assert "/W/T did not load" in err
     assert list(scratch.iterdir()) == []  # nothing extracted, nothing left behind

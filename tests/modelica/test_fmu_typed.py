@@ -78,7 +78,7 @@ def test_fmi3_typed_interface_names_arrays_element_wise(typed3):
         ("w[3]", "double"), ("x", "double"), ("clock", "double"),
         ("grid[1,1]", "double"), ("grid[1,2]", "double"), ("grid[2,1]", "double"), ("grid[2,2]", "double")]
     assert {v.name: v.type for v in itf.parameters} == {"gain": "float", "n": "uint64", "scale[1]": "double",
-                                                        "scale[2]": "double"}
+                                                        "scale[2]": "double", "stop_after": "double"}
     assert itf.output("w[2]").unit == "m"
     # outputs at initialization (before any step) are read with their own types
     assert p.outputs()["grid[2,2]"] == 20.0 and p.outputs()["w[3]"] == 6.0
@@ -162,6 +162,20 @@ def test_fmi2_integer_boolean_and_fixed_parameter(counter2):
     assert exc.value.diagnostics[0].code == "modelica.input.type"
     with pytest.raises(DiagnosticError):
         p.set_parameter("offset", 1.0)
+    p.close()
+
+
+def test_an_fmu_that_ends_the_simulation_stops_stepping(typed3):
+    p = FmuParticipant(typed3, period=0.1, parameters={"stop_after": 0.25})
+    p.set_inputs({"uin": 1.0})
+    for _ in range(3):
+        p.step()
+    assert p.terminated == "at t=0.3 s" and p.outputs()["x"] == pytest.approx(0.3)
+    with pytest.raises(DiagnosticError) as exc:
+        p.step()
+    assert exc.value.diagnostics[0].code == "fmu.terminated"
+    p.reset()  # a reset starts it again
+    assert p.terminated == "" and p.outputs()["x"] == 0.0
     p.close()
 
 

@@ -9,6 +9,7 @@
  *   grid[i][j] = scale[i] * (j + 1)         (2 x 2 output; scale is a tunable array parameter)
  *   x     += uin * h                        (integral of the input)
  *   clock = the FMU's own time
+ *   the FMU asks to end the simulation once its time reaches stop_after (when > 0)
  *
  * Fixed and structural parameters can only be set before initialization (as real FMUs insist).
  */
@@ -29,7 +30,7 @@ typedef struct {
     fmi3Boolean enable, odd;
     fmi3UInt64 n;
     fmi3Float64 v[MAX_N], w[MAX_N], scale[2], grid[2][2];
-    fmi3Float64 uin, x, clock;
+    fmi3Float64 uin, x, clock, stop_after;
 } Model;
 
 static void defaults(Model *m) {
@@ -96,7 +97,7 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     m->time = currentCommunicationPoint + communicationStepSize;
     calculate(m);
     *eventHandlingNeeded = fmi3False;
-    *terminateSimulation = fmi3False;
+    *terminateSimulation = m->stop_after > 0 && m->time >= m->stop_after;
     *earlyReturn = fmi3False;
     *lastSuccessfulTime = m->time;
     return fmi3OK;
@@ -114,6 +115,7 @@ static fmi3Float64 *float64(Model *m, fmi3ValueReference vr, size_t *count) {
     case 13: return &m->x;
     case 14: return &m->clock;
     case 15: *count = 4; return &m->grid[0][0];
+    case 16: return &m->stop_after;
     default: return NULL;
     }
 }
@@ -132,7 +134,7 @@ static fmi3Float64 *float64(Model *m, fmi3ValueReference vr, size_t *count) {
     }
 
 static int settable(Model *m, fmi3ValueReference vr) {
-    if (vr == 1 || vr == 8) return m->mode == INSTANTIATED; /* fixed / structural parameters */
+    if (vr == 1 || vr == 8 || vr == 16) return m->mode == INSTANTIATED; /* fixed / structural */
     return vr == 2 || vr == 5 || vr == 6 || vr == 9 || vr == 11 || vr == 12;
 }
 
