@@ -76,6 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results.append((prim, writes))
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
+    unloaded = [p for p in sim.participants if getattr(p, "error", "")]  # a program that cannot run
     hashes: list[dict] = []
     writer = None
     csv_file = None
@@ -123,8 +124,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{len(sim.registry)} ports, final hash {sim.state_hash()}")
         for f in snap.faults:
             print(f"FAULT {f}")
+    for part in unloaded:
+        print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
     sim.close()
-    return 1 if faults else 0
+    return 1 if faults or unloaded else 0
 
 
 def _report_set(result, prim: str) -> None:
