@@ -26,7 +26,6 @@ class Footprint:
     polygon: shapely.MultiPolygon  # robot-local, envelope included
     r_out: float  # farthest footprint point from the origin
     r_in: float  # distance from the origin to the footprint boundary (0 when outside)
-    samples: dict[float, np.ndarray] = field(default_factory=dict, repr=False)  # per resolution
     cells: dict[float, list] = field(default_factory=dict, repr=False)  # per resolution, see cell_offsets
 
     def at(self, x: float, y: float, yaw: float):
@@ -50,27 +49,6 @@ class Footprint:
             cx, cy = 0.5 * (a + b), 0.5 * (pts[:, 1].min() + pts[:, 1].max())
             out.append((cx, cy, float(np.hypot(pts[:, 0] - cx, pts[:, 1] - cy).max())))
         return np.array(out)
-
-    def sample_points(self, resolution: float) -> np.ndarray:
-        """Robot-local points covering the footprint densely enough for a grid of ``resolution``:
-        its outline every half cell and its interior on a lattice finer than a cell diagonal."""
-        pts = self.samples.get(resolution)
-        if pts is not None:
-            return pts
-        out = []
-        for poly in self.polygon.geoms:
-            for ring in (poly.exterior, *poly.interiors):
-                n = max(4, int(math.ceil(ring.length / (resolution / 2))))
-                d = np.linspace(0.0, ring.length, n, endpoint=False)
-                out.append(shapely.get_coordinates(shapely.line_interpolate_point(ring, d)))
-        step = resolution / math.sqrt(2.0) * 0.95
-        x0, y0, x1, y1 = self.polygon.bounds
-        gx, gy = np.meshgrid(np.arange(x0, x1 + step, step), np.arange(y0, y1 + step, step))
-        inside = shapely.contains_xy(self.polygon, gx.ravel(), gy.ravel())
-        out.append(np.stack([gx.ravel()[inside], gy.ravel()[inside]], axis=1))
-        pts = np.concatenate(out)
-        self.samples[resolution] = pts
-        return pts
 
 
 def cell_offsets(fp: Footprint, resolution: float) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -218,10 +196,6 @@ class CollisionChecker:
     def blocked_many(self, poses: np.ndarray) -> np.ndarray:
         """Poses surely in collision: an obstacle inside the footprint's inscribed circle."""
         return self.distance_at(poses[:, 0], poses[:, 1]) + self.margin < self.fp.r_in
-
-    def free_many(self, poses: np.ndarray) -> np.ndarray:
-        """Vectorised :meth:`free` over (n, 3) poses: the distance field decides most of them."""
-        return self.assess(poses)[0]
 
     def assess(self, poses: np.ndarray, offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(free, clearance) of (n, 3) poses in one pass; clearance is clamped at 0."""
