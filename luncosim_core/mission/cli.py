@@ -77,16 +77,20 @@ def cmd_mission_run(args: argparse.Namespace) -> int:
         json.dump(result.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        for a in result.actions:
-            mark = {"success": "ok  ", "failure": "FAIL", "skipped": "skip"}[a.result]
-            print(f"{mark} {a.name} ({a.type}) {a.duration_s:.2f} s" + (f": {a.reason}" if a.reason else ""))
-        for alias, pose in result.final_poses.items():
-            print(f"  {alias}: x {pose['x']:.3f}  y {pose['y']:.3f}  z {pose['z']:.3f}  yaw {pose['yaw']:.3f}")
-        for e in result.evidence:
-            print(f"  debug evidence: {e.path}")
-        print(f"mission {result.result} ({sum(a.result == 'success' for a in result.actions)}/"
-              f"{len(result.actions)} actions)")
+        _print_result(result)
     return 0 if result.ok else 1
+
+
+def _print_result(result) -> None:
+    for a in result.actions:
+        mark = {"success": "ok  ", "failure": "FAIL", "skipped": "skip"}[a.result]
+        print(f"{mark} {a.name} ({a.type}) {a.duration_s:.2f} s" + (f": {a.reason}" if a.reason else ""))
+    for alias, pose in result.final_poses.items():
+        print(f"  {alias}: x {pose['x']:.3f}  y {pose['y']:.3f}  z {pose['z']:.3f}  yaw {pose['yaw']:.3f}")
+    for e in result.evidence:
+        print(f"  debug evidence: {e.path}")
+    print(f"mission {result.result} ({sum(a.result == 'success' for a in result.actions)}/"
+          f"{len(result.actions)} actions)")
 
 
 def _progress(event) -> None:

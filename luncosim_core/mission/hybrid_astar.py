@@ -146,6 +146,14 @@ def _stops(rows: np.ndarray, before: int = 0) -> int:
     return stops
 
 
+def _check_budget(expansions: int, max_expansions: int, deadline: float | None) -> None:
+    if deadline is not None and expansions % 128 == 0 and time.perf_counter() > deadline:
+        raise PlanningFailure("timeout", f"planning ran out of the motion's time budget after {expansions} "
+                              "search expansions")
+    if expansions > max_expansions:
+        raise PlanningFailure("no-path", f"no collision-free path found within {max_expansions} search expansions")
+
+
 def _fail_at(checker: CollisionChecker, pose, code: str, where: str) -> PlanningFailure:
     hits = tuple(checker.map.obstacles_touching(checker.fp.at(*pose)))
     what = f" with {', '.join(hits)}" if hits else " (the map border)"
@@ -227,80 +235,78 @@ class _Search:
         if not math.isfinite(h0):
             raise PlanningFailure("no-path", "no collision-free path: the goal is not connected to the start "
                                   "(every corridor between them is narrower than the robot)")
-        xs, ys, ks, gs = [sx], [sy], [0], [0.0]
-        parents, prims, dirs, refined = [-1], [-1], [0], [False]
-        best_g: dict[int, float] = {int(self.key(sx, sy, 0)): 0.0}
-        closed: set[int] = set()
-        counter = itertools.count(1)
-        heap = [(HEURISTIC_WEIGHT * h0, h0, 0, 0)]
+        # nodes, in flat lists: position, heading index, cost, parent, primitive, last travel direction
+        self.xs, self.ys, self.ks, self.gs = [sx], [sy], [0], [0.0]
+        self.parents, self.prims, self.dirs, self.refined = [-1], [-1], [0], [False]
+        self.best_g: dict[int, float] = {int(self.key(sx, sy, 0)): 0.0}
+        self.closed: set[int] = set()
+        self.counter = itertools.count(1)
+        self.heap = [(HEURISTIC_WEIGHT * h0, h0, 0, 0)]
         expansions = 0
-        starts, last = table.starts, table.last
-        switch = table.direction != 0
-        while heap:
-            f, h, _c, i = heapq.heappop(heap)
-            x, y, k, g = xs[i], ys[i], ks[i], gs[i]
+        while self.heap:
+            _f, h, _c, i = heapq.heappop(self.heap)
+            x, y, k, g = self.xs[i], self.ys[i], self.ks[i], self.gs[i]
             yaw = table.heading(k)
             key = int(self.key(x, y, k))
-            if key in closed or best_g.get(key, math.inf) < g - 1e-9:
+            if key in self.closed or self.best_g.get(key, math.inf) < g - 1e-9:
                 continue
-            if heur.refines and not refined[i]:
-                refined[i] = True
+            if heur.refines and not self.refined[i]:  # the lazy Reeds-Shepp estimate, once per node
+                self.refined[i] = True
                 h2 = heur.refine(h, x, y, yaw)
                 if h2 > h + 1e-6:
-                    heapq.heappush(heap, (g + HEURISTIC_WEIGHT * h2, h2, next(counter), i))
+                    heapq.heappush(self.heap, (g + HEURISTIC_WEIGHT * h2, h2, next(self.counter), i))
                     continue
-            closed.add(key)
+            self.closed.add(key)
             expansions += 1
-            if deadline is not None and expansions % 128 == 0 and time.perf_counter() > deadline:
-                raise PlanningFailure("timeout", f"planning ran out of the motion's time budget after {expansions} "
-                                      "search expansions")
-            if expansions > max_expansions:
-                raise PlanningFailure("no-path", f"no collision-free path found within {max_expansions} search "
-                                      "expansions")
+            _check_budget(expansions, max_expansions, deadline)
             dist = math.hypot(gx - x, gy - y)
-            near = dist < GOAL_XY_M and abs(wrap(gyaw - yaw)) < GOAL_YAW
             if self._try_shot(expansions, dist, x, y):
-                moving = i > 0 and table.direction[prims[i]] != 0
-                shot = self.shot(x, y, yaw, dirs[i] if moving else 0)
+                moving = i > 0 and table.direction[self.prims[i]] != 0
+                shot = self.shot(x, y, yaw, self.dirs[i] if moving else 0)
                 if shot is not None:
-                    return self._build(xs, ys, ks, parents, prims, i, shot[0], expansions, g + shot[1])
-            if near:
-                return self._build(xs, ys, ks, parents, prims, i, np.zeros((0, 4)), expansions, g)
-            poses, ok, clear = self.check(x, y, k)
-            if not ok.any():
-                continue
-            pen = np.add.reduceat(clearance_penalty(clear), starts) / table.counts
-            cost = table.base_cost * (1.0 + pen)
-            if dirs[i] != 0:
-                cost = cost + SWITCH_PENALTY_M * (switch & (table.direction != dirs[i]))
-            if i > 0 and table.direction[prims[i]] != 0:  # rotating in place means stopping first
-                cost = cost + STOP_COST_M * ~switch
-            ex, ey = poses[last, 0], poses[last, 1]
-            ek = (k + table.turn) % HEADINGS
-            keys = self.key(ex, ey, ek)
-            ng = g + cost
-            cand = [j for j in np.flatnonzero(ok).tolist()
-                    if int(keys[j]) not in closed and ng[j] < best_g.get(int(keys[j]), math.inf)]
-            if not cand:
-                continue
-            for j in cand:
-                hj = heur.estimate(float(ex[j]), float(ey[j]), float(poses[last[j], 2]))
-                if not math.isfinite(hj):
-                    continue
-                kj = int(keys[j])
-                best_g[kj] = float(ng[j])
-                n = len(xs)
-                xs.append(float(ex[j]))
-                ys.append(float(ey[j]))
-                ks.append(int(ek[j]))
-                gs.append(float(ng[j]))
-                parents.append(i)
-                prims.append(j)
-                dirs.append(int(table.direction[j]) or dirs[i])
-                refined.append(False)
-                heapq.heappush(heap, (float(ng[j]) + HEURISTIC_WEIGHT * hj, hj, next(counter), n))
+                    return self._build(i, shot[0], expansions, g + shot[1])
+            if dist < GOAL_XY_M and abs(wrap(gyaw - yaw)) < GOAL_YAW:
+                return self._build(i, np.zeros((0, 4)), expansions, g)
+            self._expand(i)
         raise PlanningFailure("no-path", f"no collision-free path from ({sx:.2f}, {sy:.2f}) to ({gx:.2f}, {gy:.2f}): "
                               f"the search exhausted every reachable pose ({expansions} expansions)")
+
+    def _expand(self, i: int) -> None:
+        """Push node ``i``'s collision-free successors that improve on their cells."""
+        table = self.table
+        x, y, k, g = self.xs[i], self.ys[i], self.ks[i], self.gs[i]
+        poses, ok, clear = self.check(x, y, k)
+        if not ok.any():
+            return
+        pen = np.add.reduceat(clearance_penalty(clear), table.starts) / table.counts
+        cost = table.base_cost * (1.0 + pen)
+        moving = table.direction != 0
+        if self.dirs[i] != 0:
+            cost = cost + SWITCH_PENALTY_M * (moving & (table.direction != self.dirs[i]))
+        if i > 0 and table.direction[self.prims[i]] != 0:  # rotating in place means stopping first
+            cost = cost + STOP_COST_M * ~moving
+        last = table.last
+        ex, ey = poses[last, 0], poses[last, 1]
+        ek = (k + table.turn) % HEADINGS
+        keys = self.key(ex, ey, ek)
+        ng = g + cost
+        for j in np.flatnonzero(ok).tolist():
+            kj = int(keys[j])
+            if kj in self.closed or ng[j] >= self.best_g.get(kj, math.inf):
+                continue
+            hj = self.heur.estimate(float(ex[j]), float(ey[j]), float(poses[last[j], 2]))
+            if not math.isfinite(hj):
+                continue
+            self.best_g[kj] = float(ng[j])
+            self.xs.append(float(ex[j]))
+            self.ys.append(float(ey[j]))
+            self.ks.append(int(ek[j]))
+            self.gs.append(float(ng[j]))
+            self.parents.append(i)
+            self.prims.append(j)
+            self.dirs.append(int(table.direction[j]) or self.dirs[i])
+            self.refined.append(False)
+            heapq.heappush(self.heap, (float(ng[j]) + HEURISTIC_WEIGHT * hj, hj, next(self.counter), len(self.xs) - 1))
 
     def _try_shot(self, expansions: int, dist: float, x: float, y: float) -> bool:
         if self.allow_rotation:
@@ -312,9 +318,9 @@ class _Search:
             return hx <= 1.1 * dist + 2 * XY_BIN_M  # the goal is probably in sight
         return self.allow_reverse and dist < RS_SHOT_RANGE_M and expansions % SHOT_EVERY == 1
 
-    def _build(self, xs, ys, ks, parents, prims, last: int, shot: np.ndarray, expansions: int,
-               cost: float) -> NavigationPath:
+    def _build(self, last: int, shot: np.ndarray, expansions: int, cost: float) -> NavigationPath:
         table = self.table
+        xs, ys, ks, parents, prims = self.xs, self.ys, self.ks, self.parents, self.prims
         chain = []
         i = last
         while i > 0:

@@ -141,50 +141,50 @@ class _Smoother:
 
     def shortcut(self, st: _Stretch, d: int, yaw_in: float, fixed_first: bool,
                  fixed_last: bool) -> list[tuple[int, int, float]] | None:
-        """Legs (a, b, heading) over the stretch's positions, or None when a step cannot be straightened."""
+        """Legs (a, b, heading) over the stretch's positions, or None when a step cannot be
+        straightened. ``fixed_first``/``fixed_last``: the first/last step is a departure/approach
+        leg, kept as it is."""
         pts = st.pts
         legs: list[tuple[int, int, float]] = []
         yaw = yaw_in
-        a = 0
         end = len(pts) - 1
-        if fixed_first:
-            heading = self.leg(pts[0], pts[1], d, yaw, st.need(0, 1))
-            if heading is None:
-                return None
-            legs.append((0, 1, heading))
-            yaw, a = heading, 1
+        a = 0
         stop = end - 1 if fixed_last else end
-        while a < stop:
-            best = None
-            step, lo, hi = 1, a, None
-            while True:  # gallop forward, then bisect between the last valid and the first invalid end
-                j = min(stop, lo + step) if hi is None else (lo + hi) // 2
-                if j <= lo or (hi is not None and j >= hi):
-                    break
-                heading = self.leg(pts[a], pts[j], d, yaw, st.need(a, j))
-                if heading is not None:
-                    best, lo = (j, heading), j
-                    if hi is None:
-                        if j == stop:
-                            break
-                        step *= 2
-                else:
-                    hi = j
-            if best is None:  # a tight spot: the search's own step, straightened, only collision-free
-                heading = self.leg(pts[a], pts[a + 1], d, yaw, 0.0)
-                if heading is None:
-                    return None
-                best = (a + 1, heading)
-            j, heading = best
-            legs.append((a, j, heading))
-            yaw = heading
-            a = j
-        if fixed_last:
-            heading = self.leg(pts[end - 1], pts[end], d, yaw, st.need(end - 1, end))
-            if heading is None:
+        while a < end:
+            if (a == 0 and fixed_first) or a >= stop:  # a kept leg: one step
+                heading = self.leg(pts[a], pts[a + 1], d, yaw, st.need(a, a + 1))
+                best = None if heading is None else (a + 1, heading)
+            else:
+                best = self._farthest(st, a, stop, d, yaw)
+            if best is None:
                 return None
-            legs.append((end - 1, end, heading))
+            legs.append((a, best[0], best[1]))
+            a, yaw = best
         return legs
+
+    def _farthest(self, st: _Stretch, a: int, stop: int, d: int, yaw: float) -> tuple[int, float] | None:
+        """The farthest position up to ``stop`` a valid straight leg from ``a`` reaches (gallop
+        forward, then bisect between the last valid and the first invalid end), and its heading;
+        in a tight spot, the next position with only collision-free samples asked for."""
+        best = None
+        step, lo, hi = 1, a, None
+        while True:
+            j = min(stop, lo + step) if hi is None else (lo + hi) // 2
+            if j <= lo or (hi is not None and j >= hi):
+                break
+            heading = self.leg(st.pts[a], st.pts[j], d, yaw, st.need(a, j))
+            if heading is None:
+                hi = j
+                continue
+            best, lo = (j, heading), j
+            if hi is None:
+                if j == stop:
+                    break
+                step *= 2
+        if best is None:
+            heading = self.leg(st.pts[a], st.pts[a + 1], d, yaw, 0.0)
+            best = None if heading is None else (a + 1, heading)
+        return best
 
     def fillet(self, corner, h0: float, h1: float, t_max0: float, t_max1: float, d: int,
                need: float) -> tuple[np.ndarray, float] | None:
