@@ -324,58 +324,65 @@ def _document(c: _Checker, data, source: str) -> TaskFile | None:
 
 
 def _plugins(c: _Checker, value) -> tuple[dict[str, Solver], float, dict[str, bool]]:
-    solvers: dict[str, Solver] = {}
     timeout = DEFAULT_MOTION_TIMEOUT_S
-    capture: dict[str, bool] = {}
     if value is None:
-        return solvers, timeout, capture
+        return {}, timeout, {}
     plugins = c.mapping(value, ("plugins",), required=("mission",))
-    if plugins is None:
-        return solvers, timeout, capture
     base = ("plugins", "mission")
-    mission = c.mapping(plugins.get("mission"), base, optional=("use", "config"))
+    mission = None if plugins is None else c.mapping(plugins.get("mission"), base, optional=("use", "config"))
     if mission is None:
-        return solvers, timeout, capture
+        return {}, timeout, {}
     if "use" in mission:
         c.string(mission["use"], base + ("use",), choices=(PLUGIN_USE,))
-    config = c.mapping(mission.get("config", {}), base + ("config",),
-                       optional=("solvers", "world_capture", "motion_timeout_s"))
-    if config is None:
-        return solvers, timeout, capture
     cpath = base + ("config",)
+    config = c.mapping(mission.get("config", {}), cpath, optional=("solvers", "world_capture", "motion_timeout_s"))
+    if config is None:
+        return {}, timeout, {}
     if "motion_timeout_s" in config:
         timeout = c.number(config["motion_timeout_s"], cpath + ("motion_timeout_s",), positive=True) or timeout
-    if "world_capture" in config:
-        wc = c.mapping(config["world_capture"], cpath + ("world_capture",), optional=("enabled", "geometry"))
-        for key in ("enabled", "geometry"):
-            if wc is not None and key in wc:
-                b = c.boolean(wc[key], cpath + ("world_capture", key))
-                if b is not None:
-                    capture[key] = b
-    raw = config.get("solvers", {})
+    capture = _world_capture(c, config["world_capture"], cpath + ("world_capture",)) if "world_capture" in config \
+        else {}
     spath = cpath + ("solvers",)
-    table = c.mapping(raw, spath, closed=False)
-    for key, decl in (table or {}).items():
-        d = c.mapping(decl, spath + (key,), required=("backend", "role"), optional=("config", "use"))
-        if d is None:
-            continue
-        backend = c.string(d.get("backend"), spath + (key, "backend"), choices=("navigation", "curobo"))
-        role = c.string(d.get("role"), spath + (key, "role"), choices=("navigation", "arm"))
-        if backend and role and (backend == "navigation") != (role == "navigation"):
-            c.err(spath + (key, "role"), f"backend '{backend}' cannot serve role '{role}'")
-            continue
-        opts = {"allow_reverse": True, "allow_in_place_rotation": True}
-        if role == "navigation":
-            cfg = c.mapping(d.get("config", {}), spath + (key, "config"), optional=tuple(opts))
-            for k in opts:
-                if cfg is not None and k in cfg:
-                    b = c.boolean(cfg[k], spath + (key, "config", k))
-                    opts[k] = opts[k] if b is None else b
-        elif "config" in d and not isinstance(d["config"], dict):
-            c.err(spath + (key, "config"), f"expected a mapping, got {_kind(d['config'])}")
-        if backend and role:
-            solvers[key] = Solver(key, backend, role, opts["allow_reverse"], opts["allow_in_place_rotation"])
+    solvers = {}
+    for key, decl in (c.mapping(config.get("solvers", {}), spath, closed=False) or {}).items():
+        solver = _solver(c, key, decl, spath + (key,))
+        if solver is not None:
+            solvers[key] = solver
     return solvers, timeout, capture
+
+
+def _world_capture(c: _Checker, value, path: tuple) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    wc = c.mapping(value, path, optional=("enabled", "geometry"))
+    for key in ("enabled", "geometry"):
+        if wc is not None and key in wc:
+            b = c.boolean(wc[key], path + (key,))
+            if b is not None:
+                out[key] = b
+    return out
+
+
+def _solver(c: _Checker, key: str, decl, path: tuple) -> Solver | None:
+    d = c.mapping(decl, path, required=("backend", "role"), optional=("config", "use"))
+    if d is None:
+        return None
+    backend = c.string(d.get("backend"), path + ("backend",), choices=("navigation", "curobo"))
+    role = c.string(d.get("role"), path + ("role",), choices=("navigation", "arm"))
+    if backend and role and (backend == "navigation") != (role == "navigation"):
+        c.err(path + ("role",), f"backend '{backend}' cannot serve role '{role}'")
+        return None
+    opts = {"allow_reverse": True, "allow_in_place_rotation": True}
+    if role == "navigation":
+        cfg = c.mapping(d.get("config", {}), path + ("config",), optional=tuple(opts))
+        for k in opts:
+            if cfg is not None and k in cfg:
+                b = c.boolean(cfg[k], path + ("config", k))
+                opts[k] = opts[k] if b is None else b
+    elif "config" in d and not isinstance(d["config"], dict):
+        c.err(path + ("config",), f"expected a mapping, got {_kind(d['config'])}")
+    if not (backend and role):
+        return None
+    return Solver(key, backend, role, opts["allow_reverse"], opts["allow_in_place_rotation"])
 
 
 def _aliases(c: _Checker, value) -> dict[str, str]:
@@ -484,22 +491,8 @@ def _navigation(c: _Checker, m: dict, path: tuple, key: str, solvers, timeout, k
                   optional=("solver_profile", "motion_timeout_s", "motion_duration_s", "tolerance"))
     if m is None:
         return None
-    solver = None
-    if "solver_profile" in m:
-        prof = c.string(m["solver_profile"], path + ("solver_profile",))
-        if prof is not None:
-            solver = solvers.get(prof)
-            if solver is None:
-                known = ", ".join(sorted(solvers)) or "none"
-                c.err(path + ("solver_profile",),
-                      f"unknown solver profile '{prof}' (plugins.mission.config.solvers declares: {known})")
-                return None
-            if solver.role != "navigation":
-                c.err(path + ("solver_profile",), f"solver '{prof}' has role '{solver.role}'; a {kind} motion "
-                                                  "needs a navigation solver")
-                return None
-    elif kind == "pose":
-        c.err(path + ("solver_profile",), f"a pose motion without a navigation solver profile {CUROBO_REFUSAL}")
+    ok, solver = _nav_solver(c, m, path, solvers, kind)
+    if not ok:
         return None
     pose = _pose(c, m.get("pose"), path + ("pose",))
     mt = timeout
@@ -508,17 +501,44 @@ def _navigation(c: _Checker, m: dict, path: tuple, key: str, solvers, timeout, k
     dur = None
     if "motion_duration_s" in m:
         dur = c.number(m["motion_duration_s"], path + ("motion_duration_s",), positive=True)
-    pos_tol, yaw_tol = DEFAULT_POSITION_TOLERANCE_M, DEFAULT_YAW_TOLERANCE_DEG
-    if "tolerance" in m:
-        t = c.mapping(m["tolerance"], path + ("tolerance",), optional=("position_m", "yaw_deg"))
-        if t is not None:
-            if "position_m" in t:
-                pos_tol = c.number(t["position_m"], path + ("tolerance", "position_m"), positive=True) or pos_tol
-            if "yaw_deg" in t:
-                yaw_tol = c.number(t["yaw_deg"], path + ("tolerance", "yaw_deg"), positive=True) or yaw_tol
+    pos_tol, yaw_tol = _tolerance(c, m.get("tolerance", {}), path + ("tolerance",))
     if pose is None:
         return None
     return NavigationMotion(key, solver, pose, mt, dur, pos_tol, math.radians(yaw_tol), kind)
+
+
+def _nav_solver(c: _Checker, m: dict, path: tuple, solvers, kind: str) -> tuple[bool, Solver | None]:
+    """(valid, the motion's navigation solver or None for a direct motion)."""
+    if "solver_profile" not in m:
+        if kind == "pose":
+            c.err(path + ("solver_profile",), f"a pose motion without a navigation solver profile {CUROBO_REFUSAL}")
+            return False, None
+        return True, None
+    prof = c.string(m["solver_profile"], path + ("solver_profile",))
+    if prof is None:
+        return True, None
+    solver = solvers.get(prof)
+    if solver is None:
+        known = ", ".join(sorted(solvers)) or "none"
+        c.err(path + ("solver_profile",), f"unknown solver profile '{prof}' (plugins.mission.config.solvers "
+                                          f"declares: {known})")
+        return False, None
+    if solver.role != "navigation":
+        c.err(path + ("solver_profile",), f"solver '{prof}' has role '{solver.role}'; a {kind} motion "
+                                          "needs a navigation solver")
+        return False, None
+    return True, solver
+
+
+def _tolerance(c: _Checker, value, path: tuple) -> tuple[float, float]:
+    pos_tol, yaw_tol = DEFAULT_POSITION_TOLERANCE_M, DEFAULT_YAW_TOLERANCE_DEG
+    t = c.mapping(value, path, optional=("position_m", "yaw_deg"))
+    if t is not None:
+        if "position_m" in t:
+            pos_tol = c.number(t["position_m"], path + ("position_m",), positive=True) or pos_tol
+        if "yaw_deg" in t:
+            yaw_tol = c.number(t["yaw_deg"], path + ("yaw_deg",), positive=True) or yaw_tol
+    return pos_tol, yaw_tol
 
 
 def _pose(c: _Checker, value, path: tuple) -> PlanePose | None:
@@ -577,7 +597,6 @@ def _attachment(c: _Checker, m: dict, path: tuple, key: str, aliases) -> Attachm
 
 def _fill(c: _Checker, motions: dict, mpath: tuple, aliases, solvers, timeout) -> list[Motion]:
     """``pose:pre_fill? -> pose:fill -> fluid:dispense -> pose:retreat?`` (keys fixed)."""
-    out: list[Motion] = []
     before = len(c.errors)
     for key in motions:
         if key not in ("pre_fill", "fill", "dispense", "retreat"):
@@ -586,26 +605,29 @@ def _fill(c: _Checker, motions: dict, mpath: tuple, aliases, solvers, timeout) -
         if motions.get(key) is None:
             c.err(mpath + (key,), f"a fill needs its '{key}' motion")
     if len(c.errors) > before:
-        return out
+        return []
+    out: list[Motion] = []
     for key in ("pre_fill", "fill", "dispense", "retreat"):
         m = motions.get(key)
         if m is None:
             continue
         if key == "dispense":
-            f = _fluid(c, m, mpath + (key,), key, aliases)
-            if f is not None:
-                out.append(f)
-            continue
-        if not isinstance(m, dict) or m.get("kind") != "pose":
-            c.err(mpath + (key, "kind"), f"the '{key}' step of a fill is a pose motion (kind: pose)")
-            continue
-        if _needs_arm(m, solvers):
-            c.err(mpath + (key,), f"an arm pose motion {CUROBO_REFUSAL}")
-            continue
-        nav = _navigation(c, m, mpath + (key,), key, solvers, timeout, "pose")
-        if nav is not None:
-            out.append(nav)
+            step = _fluid(c, m, mpath + (key,), key, aliases)
+        else:
+            step = _fill_pose(c, m, mpath + (key,), key, solvers, timeout)
+        if step is not None:
+            out.append(step)
     return out
+
+
+def _fill_pose(c: _Checker, m, path: tuple, key: str, solvers, timeout) -> NavigationMotion | None:
+    if not isinstance(m, dict) or m.get("kind") != "pose":
+        c.err(path + ("kind",), f"the '{key}' step of a fill is a pose motion (kind: pose)")
+        return None
+    if _needs_arm(m, solvers):
+        c.err(path, f"an arm pose motion {CUROBO_REFUSAL}")
+        return None
+    return _navigation(c, m, path, key, solvers, timeout, "pose")
 
 
 def _fluid(c: _Checker, m, path: tuple, key: str, aliases) -> FluidMotion | None:
