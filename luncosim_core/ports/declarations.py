@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from pxr import Sdf, Usd
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.ports import surface
 from luncosim_core.ports.model import NAMESPACES, SCALAR_TYPES, PortDecl, Wire
 
 
@@ -86,11 +88,17 @@ def native_port_names(prim: Usd.Prim) -> set[str]:
     return names
 
 
-def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl]) -> list[Wire]:
+def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl], *, strict: bool = False,
+               model_outputs: Callable[[Usd.Prim], frozenset[str] | None] | None = None) -> list[Wire]:
     """Every ``.connect`` on a port attribute, resolved (or marked broken with a reason).
 
     ``declared`` maps ``/Prim.namespace:name`` (attribute path) to its declaration. A source may be
-    a declared port, or a physics-native port of a body or joint (see :func:`native_port_names`).
+    a declared port, a physics-native port of a body or joint (:func:`native_port_names`), a port
+    an applied API schema declares, a vessel's command surface, or an undeclared output of a
+    compiled model (an *implicit public output*, see :mod:`luncosim_core.ports.surface`): such a
+    wire is marked ``implicit`` and resolves against the live registry, unless ``strict``
+    (``[ports] strict_public_outputs``) refuses it. ``model_outputs(prim)`` (static checks without
+    a runtime) returns a program's compiled output names, or None when they cannot be known.
     """
     wires: list[Wire] = []
     for prim in signal_prims(stage):
@@ -106,24 +114,47 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl]) -> list[Wire]:
                 src_prim_path = str(src.GetPrimPath())
                 src_attr = src.name
                 s_ns, _, s_bare = src_attr.partition(":")
-                broken = ""
                 src_prim = stage.GetPrimAtPath(src.GetPrimPath())
                 src_decl = declared.get(f"{src_prim_path}.{src_attr}")
-                native = src_prim and src_decl is None and s_ns in ("inputs", "outputs") \
-                    and s_bare in native_port_names(src_prim)
-                if not src_prim:
-                    broken = f"source prim {src_prim_path} does not exist (renamed or removed?)"
-                elif native:
-                    broken = ""  # the engine publishes it: connectable without a declaration
-                elif not src_prim.GetAttribute(src_attr):
-                    broken = f"source property {src} is not declared on {src_prim_path} (public-output rule: declare it as outputs:{s_bare or src_attr})"
-                elif s_ns not in ("inputs", "outputs") or src_decl is None:
-                    broken = f"source {src} is not a causal port (inputs:/outputs: scalar)"
-                elif (src_decl.type == "bool") != (sink_type == "bool"):
-                    broken = f"type mismatch: source is {src_decl.type}, sink is {sink_type}"
+                broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
+                                                   strict, model_outputs)
                 wires.append(Wire(src_prim_path, s_bare or src_attr, str(prim.GetPath()), bare, sink_type,
-                                  source_attr=src_attr, sink_attr=name, broken=broken))
+                                  source_attr=src_attr, sink_attr=name, broken=broken, implicit=implicit))
     return wires
+
+
+def _resolve_source(src_prim, src_prim_path: str, src, s_ns: str, s_bare: str, src_decl: PortDecl | None,
+                    sink_type: str, strict: bool, model_outputs) -> tuple[str, bool]:
+    """``(broken reason or "", implicit)`` for one wire source."""
+    if not src_prim:
+        return f"source prim {src_prim_path} does not exist (renamed or removed?)", False
+    causal = s_ns in ("inputs", "outputs")
+    if src_decl is not None:
+        if (src_decl.type == "bool") != (sink_type == "bool"):
+            return f"type mismatch: source is {src_decl.type}, sink is {sink_type}", False
+        return "", False
+    if causal and s_bare in native_port_names(src_prim):
+        return "", False  # the engine publishes it: connectable without a declaration
+    if s_ns == "outputs" and surface.schema_declares(src_prim, s_bare):
+        return "", False  # declared by an applied API schema
+    if s_ns == "inputs" and s_bare in surface.command_ports(src_prim):
+        return "", False  # a vessel's command surface
+    if s_ns == "outputs" and s_bare == surface.PILOTED and surface.has_command_surface(src_prim):
+        return "", False
+    if s_ns == "outputs" and surface.is_model_program(src_prim):
+        if strict:
+            return (f"{surface.STRICT_REFUSAL}: {src_prim_path} must declare outputs:{s_bare} to publish "
+                    f"its model output '{s_bare}'"), True
+        outs = model_outputs(src_prim) if model_outputs is not None else None
+        if outs is not None and s_bare not in outs:
+            known = ", ".join(sorted(outs)) or "none"
+            return (f"{src_prim_path} declares no outputs:{s_bare} and its compiled model has no output "
+                    f"'{s_bare}' (model outputs: {known})"), False
+        return "", True
+    if src_prim.GetAttribute(src.name):
+        return f"source {src} is not a causal port (inputs:/outputs: scalar)", False
+    return (f"source property {src} is not declared on {src_prim_path} "
+            f"(public-output rule: declare it as outputs:{s_bare or src.name})"), False
 
 
 def connector_diagnostics(stage: Usd.Stage) -> list[Diagnostic]:

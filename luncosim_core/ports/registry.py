@@ -9,9 +9,20 @@ import numpy as np
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import PortDecl, PortInfo, port_key
-from luncosim_core.ports.units import compatible
+from luncosim_core.ports.units import UnitError, conversion
 
 _INT_RANGES = {"int": (-(2**31), 2**31 - 1), "uint": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+def _unit_problem(authored: str, owner: str) -> str:
+    """Why two unit strings cannot describe one port ("" when they can, or either is absent)."""
+    if not authored or not owner:
+        return ""
+    try:
+        conversion(authored, owner)
+    except UnitError as exc:
+        return str(exc)
+    return ""
 
 
 class PortWriteError(ValueError):
@@ -62,10 +73,11 @@ class PortRegistry:
             decl = decl_by_key.get(info.key)
             if decl is not None:
                 unit = info.unit or decl.unit
-                if decl.unit and info.unit and not compatible(decl.unit, info.unit):
+                problem = _unit_problem(decl.unit, info.unit)
+                if problem:
                     diags.append(Diagnostic("error", "port-unit-mismatch",
-                                            f"{info.key}: authored unit '{decl.unit}' is incompatible with {info.source} unit '{info.unit}'",
-                                            path=info.prim_path, source="ports"))
+                                            f"{info.key}: authored unit '{decl.unit}' does not fit the {info.source} "
+                                            f"unit '{info.unit}': {problem}", path=info.prim_path, source="ports"))
                 info = PortInfo(info.prim_path, info.name, info.direction, decl.type, unit,
                                 info.minimum if info.minimum is not None else decl.minimum,
                                 info.maximum if info.maximum is not None else decl.maximum,

@@ -7,8 +7,11 @@ are fenced by source revision: a result for a source that changed meanwhile is d
 
 Ports: every declared ``inputs:<name>`` that is a model input is a writable input (or a wire
 sink); one that names a model parameter is a parameter port (a write applies at the next
-communication point); every declared ``outputs:<name>`` must be a model output (the public-output
-rule: undeclared model variables are never ports). Inputs that are pending (no sample yet) keep
+communication point); every declared ``outputs:<name>`` must be a model output. An undeclared
+model output that a wire reads is published as an implicit public output (see
+:mod:`luncosim_core.ports.surface`); other model variables are never ports. On a prim that is also
+a rigid body, ``inputs:`` naming the body's force, torque, mass, inertia or centre of mass belong to
+the physics body, not to the model. Inputs that are pending (no sample yet) keep
 the model from stepping: it never runs on invented values.
 """
 
@@ -25,6 +28,7 @@ from pxr import Sdf
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.ports.model import PortInfo, port_key
+from luncosim_core.ports.surface import RIGID_BODY_INPUTS, is_rigid_body
 
 _EXECUTOR: ThreadPoolExecutor | None = None
 _CACHE: dict[tuple, Future] = {}
@@ -79,10 +83,14 @@ class ModelicaProgram:
         self.error = ""
         self.declared_in: dict[str, tuple[str, float | None]] = {}
         self.declared_out: dict[str, str] = {}
+        self.implicit_out: tuple[str, ...] = ()  # undeclared model outputs that wires read
+        body = is_rigid_body(prim)
         for attr in prim.GetAttributes():
             ns, _, name = attr.GetName().partition(":")
             if ns not in ("inputs", "outputs") or not name:
                 continue
+            if body and ns == "inputs" and name in RIGID_BODY_INPUTS:
+                continue  # the body's own physics sink (force, mass, inertia, com), not a model input
             unit = str((attr.GetCustomData() or {}).get("unit", ""))
             if ns == "inputs":
                 default = attr.Get() if attr.HasAuthoredValue() else None
@@ -266,6 +274,10 @@ class ModelicaProgram:
             except Exception:
                 pass
 
+    def wire_demand(self, names: frozenset[str]) -> None:
+        """Outputs wires read from this prim: undeclared ones are implicit public outputs."""
+        self.implicit_out = tuple(sorted(n for n in names if n not in self.declared_out and n not in self.declared_in))
+
     def port_infos(self) -> list[tuple[PortInfo, float]]:
         """Declared ports, typed by the model once it is compiled (units from the model)."""
         out: list[tuple[PortInfo, float]] = []
@@ -286,6 +298,14 @@ class ModelicaProgram:
             out.append((PortInfo(self.prim_path, name, "out", "double", (var.unit if var and var.unit else unit) or "",
                                  var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
                                  False, True, (var.description or "") if var else ""), math.nan))
+        for name in self.implicit_out:
+            var = iface.output(name) if iface is not None else None
+            if iface is not None and var is None:
+                continue  # not an output of the compiled model: the wire reports itself broken
+            out.append((PortInfo(self.prim_path, name, "out", "double", var.unit or "" if var else "",
+                                 var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
+                                 False, False, "implicit public output: " + ((var.description or "") if var else "")),
+                        math.nan))
         return out
 
     def step(self, sim) -> None:
@@ -317,7 +337,7 @@ class ModelicaProgram:
         p.set_inputs(inputs)
         p.step()
         outs = p.outputs()
-        for name in self.declared_out:
+        for name in (*self.declared_out, *self.implicit_out):
             i = reg.index.get(port_key(self.prim_path, name))
             if i is not None and name in outs:
                 reg.values[i] = outs[name]

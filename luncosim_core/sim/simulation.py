@@ -40,6 +40,7 @@ from luncosim_core.ports.declarations import connector_diagnostics, read_declara
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
+from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
@@ -116,15 +117,20 @@ class Simulation:
         decls, decl_diags = read_declarations(self.stage)
         diags += decl_diags
         declared = {f"{d.prim_path}.{d.attribute}": d for d in decls}
-        wires = read_wires(self.stage, declared)
-        backend: list[tuple[PortInfo, float]] = []
+        wires = read_wires(self.stage, declared, strict=ports_policy(self.roots).strict_public_outputs)
+        command_decls, backend = command_surface_ports(self.stage, set(declared))
+        decls += command_decls
         for spec in self.world.port_specs():
             readable = spec.direction == "out" or spec.name in ("angle", "displacement")
             initial = self.world.read_port(spec.prim_path, spec.name) if readable else math.nan
             backend.append((PortInfo(spec.prim_path, spec.name, spec.direction, spec.type, spec.unit, None, None,
                                      "physics", "physics" if not spec.writable else "user", spec.writable, False,
                                      spec.description), initial))
+        demand = wire_demand(wires)
         for part in self.participants:
+            tell = getattr(part, "wire_demand", None)
+            if tell is not None:  # which outputs wires read (implicit outputs, probe values)
+                tell(demand.get(part.prim_path, frozenset()))
             backend += part.port_infos()
         self.registry = PortRegistry()
         wired = {w.sink_key: w.source_key for w in wires if not w.broken}
