@@ -12,11 +12,13 @@ from luncosim_core.api.commands import (
     QueryUsdPrim,
     ReadPorts,
     ReleasePorts,
+    SetEnvironmentLight,
     SetPorts,
     from_name,
 )
 
 __all__ = [
     "ApplyOp", "CausalTrace", "Command", "CommandResult", "GetBrokenConnections", "ListConnections",
-    "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetPorts", "from_name",
+    "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts",
+    "from_name",
 ]

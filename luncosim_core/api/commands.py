@@ -51,6 +51,17 @@ class ApplyOp(Command):
 
 
 @dataclass(frozen=True)
+class SetEnvironmentLight(Command):
+    """Aim the scene sun at runtime (not an authored edit): ``sun_yaw`` / ``sun_pitch`` in radians,
+    yaw about +Y then pitch about +X (pitch < 0 lowers the light toward the horizon); an omitted
+    angle keeps its current value."""
+
+    name: ClassVar[str] = "SetEnvironmentLight"
+    sun_yaw: float | None = None
+    sun_pitch: float | None = None
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -103,7 +114,7 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
                                  GetBrokenConnections, CausalTrace)}
 
 

@@ -10,6 +10,7 @@ from pxr import Sdf, Usd
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports import surface
 from luncosim_core.ports.model import NAMESPACES, SCALAR_TYPES, PortDecl, Wire
+from luncosim_core.usd.schemas import has_schema
 
 
 def _scalar(value) -> float | None:
@@ -80,7 +81,7 @@ def native_port_names(prim: Usd.Prim) -> set[str]:
     from luncosim_core.physics.ports import body_port_specs, joint_port_specs
 
     names: set[str] = set()
-    if "PhysicsRigidBodyAPI" in prim.GetAppliedSchemas():
+    if has_schema(prim, "PhysicsRigidBodyAPI"):
         names |= {spec.name for spec in body_port_specs("", False)}
     kind = {"PhysicsRevoluteJoint": "revolute", "PhysicsPrismaticJoint": "prismatic"}.get(prim.GetTypeName())
     if kind:

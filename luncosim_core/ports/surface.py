@@ -28,6 +28,7 @@ from pathlib import Path
 from pxr import Sdf, Usd
 
 from luncosim_core.usd.programs import is_model_program  # noqa: F401 - part of the surface API
+from luncosim_core.usd.schemas import applied_schemas, has_schema
 
 PROBE_API = "LunCoEnvironmentProbeAPI"
 RAYCAST_API = "LunCoRaycastAPI"
@@ -70,14 +71,14 @@ STRICT_REFUSAL = "strict_public_outputs is on"
 def schema_output_names(prim: Usd.Prim) -> set[str]:
     """Outputs the prim's applied API schemas declare (fixed names only)."""
     names: set[str] = set()
-    for schema in prim.GetAppliedSchemas():
+    for schema in applied_schemas(prim):
         names.update(SCHEMA_OUTPUTS.get(schema, ()))
     return names
 
 
 def schema_declares(prim: Usd.Prim, name: str) -> str:
     """The API schema that declares output ``name`` on ``prim`` ("" when none does)."""
-    for schema in prim.GetAppliedSchemas():
+    for schema in applied_schemas(prim):
         if name in SCHEMA_OUTPUTS.get(schema, ()):
             return schema
         pattern = SCHEMA_OUTPUT_PATTERNS.get(schema)
@@ -114,7 +115,7 @@ def has_command_surface(prim: Usd.Prim) -> bool:
 
 
 def is_rigid_body(prim: Usd.Prim) -> bool:
-    return "PhysicsRigidBodyAPI" in prim.GetAppliedSchemas()
+    return has_schema(prim, "PhysicsRigidBodyAPI")
 
 
 @dataclass(frozen=True)

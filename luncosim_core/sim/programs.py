@@ -23,12 +23,14 @@ def program_prims(stage) -> list:
 
 def program_participants(sim: Simulation) -> list:
     """One participant per program prim whose engine is available, ordered by prim path."""
+    from luncosim_core.sim.environment_probe import probe_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
 
     parts = []
     for prim in program_prims(sim.stage):
         if program_language(prim) in ("modelica", "fmu"):
             parts.append(ModelicaProgram(sim, prim))
+    parts.extend(probe_participants(sim))
     try:
         from luncosim_core.scripting.scenario import scenario_participants
     except ImportError:

@@ -29,6 +29,7 @@ from luncosim_core.api.commands import (
     CommandResult,
     Query,
     ReleasePorts,
+    SetEnvironmentLight,
     SetPorts,
 )
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
@@ -41,6 +42,7 @@ from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
+from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
@@ -78,6 +80,7 @@ class Simulation:
         self.world: PhysicsWorld | None = None
         self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
+        self.environment = EnvironmentState()  # runtime-only environment changes (SetEnvironmentLight)
         self.build()
 
     # ------------------------------------------------------------------ building
@@ -284,6 +287,8 @@ class Simulation:
             self.registry.hold(writes)
             self.trace.record(cmd, tick, seq, [(self.registry.infos[i], v) for i, v in writes])
             return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
+        if isinstance(cmd, SetEnvironmentLight):
+            return set_environment_light(self, cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)

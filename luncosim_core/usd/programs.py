@@ -10,13 +10,15 @@ import re
 
 from pxr import Sdf
 
+from luncosim_core.usd.schemas import has_schema
+
 PROGRAM_API = "LunCoProgramAPI"
 MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
 
 
 def is_program_prim(prim) -> bool:
     """A prim that carries a program: by applied schema or by source attributes."""
-    return (PROGRAM_API in prim.GetAppliedSchemas() or prim.HasAttribute("info:sourceAsset")
+    return (has_schema(prim, PROGRAM_API) or prim.HasAttribute("info:sourceAsset")
             or prim.HasAttribute("info:sourceCode"))
 
 
