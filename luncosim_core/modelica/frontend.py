@@ -256,8 +256,8 @@ def _load(source_text: str, model_name: str | None, layer: str, path: str | None
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - rumoca panics surface as BaseException
-        if sessions is not None:
-            sessions.drop(roots)  # a failed load may leave the session's cache half-built
+        if sessions is not None and not isinstance(exc, rumoca.RumocaError):
+            sessions.drop(roots)  # a panic may leave the session's cache half-built; a model error does not
         return FrontResult(False, name or "", diagnostics=tuple(compile_error_diagnostics(exc, source_text, layer)))
     name = model.name or name or ""
     try:
