@@ -90,6 +90,22 @@ def _union_find(nodes: list[str], edges: list[tuple[str, str]]) -> list[list[str
     return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
 
 
+FORCE_ACTUATOR_API = "LunCoForceActuatorAPI"
+ACTUATOR_WRENCH = "actuator-wrench"
+
+
+def synthesizer(prim: Usd.Prim, members: list[str]) -> str:
+    """Which synthesizer owns a network: authored ``lunco:synthesizer``, else derived from its
+    members' roles ("actuator-wrench" when every member is a force actuator); "" is the default
+    acausal Modelica network."""
+    attr = prim.GetAttribute("lunco:synthesizer")
+    if attr and attr.HasAuthoredValue() and attr.Get():
+        return str(attr.Get())
+    stage = prim.GetStage()
+    roles = [has_schema(stage.GetPrimAtPath(m), FORCE_ACTUATOR_API) for m in members if stage.GetPrimAtPath(m)]
+    return ACTUATOR_WRENCH if roles and all(roles) else ""
+
+
 def network_scope_fact(prim: Usd.Prim) -> dict:
     stage = prim.GetStage()
     path = str(prim.GetPath())
@@ -143,12 +159,11 @@ def network_scope_fact(prim: Usd.Prim) -> dict:
                 src_prim, sep, _ = conns[0].partition(".outputs:")
                 if sep and src_prim in modelica_set:
                     edges.append((member, src_prim))
-    synth = prim.GetAttribute("lunco:synthesizer")
     return {
         "path": path,
         "parent": str(prim.GetParent().GetPath()),
         "members": members,
-        "synthesizer": str(synth.Get() or "") if synth and synth.HasAuthoredValue() else "",
+        "synthesizer": synthesizer(prim, members),
         "units": [{"members": u} for u in _union_find(modelica, edges)],
         "modelica_member_count": len(modelica),
         "collection_error": collection_error,

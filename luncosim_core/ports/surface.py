@@ -3,8 +3,9 @@
 A wire source is resolved against the *live* port surface, not only the authored attributes:
 
 * **schema ports**: an applied API schema declares them (an environment probe's gravity and
-  Sun/Earth directions, a raycast's hit, a link node's per-class link state). They count as
-  declared.
+  Sun/Earth directions, a raycast's hit, a link node's per-class link state, a rigid body's
+  solved acceleration and attitude). They count as declared; the runtime resolves them against the
+  backend that publishes them (a wire to one that no backend publishes yet reports itself broken).
 * **physics-native ports**: a body's pose or a joint's angle
   (:func:`luncosim_core.ports.declarations.native_port_names`). They count as declared.
 * **command surface**: a vessel whose ``Controls`` child binds intents to ports
@@ -46,9 +47,17 @@ RAYCAST_OUTPUTS = (
     "ray_sample_time",
 )
 
+# the rigid-body port contract beyond what every body already publishes (see native_port_names):
+# solved acceleration, attitude quaternion and angles, speed, sample validity
+RIGID_BODY_OUTPUTS = (
+    "acceleration_x", "acceleration_y", "acceleration_z", "acceleration_valid",
+    "quat_w", "quat_x", "quat_y", "quat_z", "yaw", "pitch", "roll", "speed", "state_valid",
+)
+
 SCHEMA_OUTPUTS: dict[str, tuple[str, ...]] = {
     PROBE_API: PROBE_OUTPUTS,
     RAYCAST_API: RAYCAST_OUTPUTS,
+    "PhysicsRigidBodyAPI": RIGID_BODY_OUTPUTS,
 }
 # per-peer-class link state: link_<class>_range_m / _connected / _elevation_deg
 SCHEMA_OUTPUT_PATTERNS: dict[str, re.Pattern[str]] = {
