@@ -20,51 +20,13 @@ from collections import defaultdict
 
 from pxr import Sdf, Usd
 
+from luncosim_core.usd.networks import (
+    is_network_root,
+    modelica_source_problem,
+    network_members,
+    synthesizer,
+)
 from luncosim_core.usd.schemas import has_schema
-
-NETWORK_COLLECTION = "components"
-
-
-def is_network_root(prim: Usd.Prim) -> bool:
-    """A scope whose ``CollectionAPI:components`` makes its members one generated model."""
-    if has_schema(prim, f"CollectionAPI:{NETWORK_COLLECTION}"):
-        return True
-    prefix = f"collection:{NETWORK_COLLECTION}:"
-    return any(p.GetName().startswith(prefix) for p in prim.GetProperties())
-
-
-def network_members(prim: Usd.Prim) -> tuple[list[str], str]:
-    """``(member paths, error)``: the composed membership of the components collection."""
-    coll = Usd.CollectionAPI(prim, NETWORK_COLLECTION)
-    rule = coll.GetExpansionRuleAttr().Get() if coll.GetExpansionRuleAttr() else None
-    try:
-        if rule == "explicitOnly":
-            members = [str(t) for t in coll.GetIncludesRel().GetTargets()]
-            missing = [t for t in members if not prim.GetStage().GetPrimAtPath(t)]
-            if missing:
-                return [m for m in members if m not in missing], f"includes {', '.join(missing)}, which is not on this stage"
-            return members, ""
-        query = coll.ComputeMembershipQuery()
-        paths = Usd.CollectionAPI.ComputeIncludedPaths(query, prim.GetStage())
-        return sorted(str(p) for p in paths if p.IsPrimPath()), ""
-    except Exception as exc:  # noqa: BLE001 - USD reports a malformed collection as an exception
-        return [], str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-def modelica_source_problem(prim: Usd.Prim) -> str:
-    """Why a network member is not a source-asset ``.mo`` program ("" when it is one)."""
-    impl = prim.GetAttribute("info:implementationSource")
-    impl_value = str(impl.Get()) if impl and impl.HasAuthoredValue() else ""
-    asset = prim.GetAttribute("info:sourceAsset")
-    if impl_value and impl_value != "sourceAsset":
-        return f"info:implementationSource is {impl_value!r}, not 'sourceAsset'"
-    if not asset or not asset.HasAuthoredValue():
-        return "no info:sourceAsset"
-    value = asset.Get()
-    text = value.path if isinstance(value, Sdf.AssetPath) else str(value)
-    if not text.lower().endswith(".mo"):
-        return f"info:sourceAsset @{text}@ is not a .mo file"
-    return ""
 
 
 def _connections(prim: Usd.Prim, name: str) -> list[str]:
@@ -88,22 +50,6 @@ def _union_find(nodes: list[str], edges: list[tuple[str, str]]) -> list[list[str
     for n in nodes:
         groups[find(n)].append(n)
     return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
-
-
-FORCE_ACTUATOR_API = "LunCoForceActuatorAPI"
-ACTUATOR_WRENCH = "actuator-wrench"
-
-
-def synthesizer(prim: Usd.Prim, members: list[str]) -> str:
-    """Which synthesizer owns a network: authored ``lunco:synthesizer``, else derived from its
-    members' roles ("actuator-wrench" when every member is a force actuator); "" is the default
-    acausal Modelica network."""
-    attr = prim.GetAttribute("lunco:synthesizer")
-    if attr and attr.HasAuthoredValue() and attr.Get():
-        return str(attr.Get())
-    stage = prim.GetStage()
-    roles = [has_schema(stage.GetPrimAtPath(m), FORCE_ACTUATOR_API) for m in members if stage.GetPrimAtPath(m)]
-    return ACTUATOR_WRENCH if roles and all(roles) else ""
 
 
 def network_scope_fact(prim: Usd.Prim) -> dict:

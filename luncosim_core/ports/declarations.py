@@ -10,6 +10,7 @@ from pxr import Sdf, Usd
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports import surface
 from luncosim_core.ports.model import NAMESPACES, SCALAR_TYPES, PortDecl, Wire
+from luncosim_core.usd.networks import member_networks, member_output_alias
 from luncosim_core.usd.schemas import has_schema
 
 
@@ -102,14 +103,19 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl], *, strict: bool 
     a runtime) returns a program's compiled output names, or None when they cannot be known.
     """
     wires: list[Wire] = []
+    in_network = member_networks(stage)
+    roots = set(in_network.values())
     for prim in signal_prims(stage):
+        path = str(prim.GetPath())
+        if path in in_network:
+            continue  # a network member's wires are equations of its network's generated model
         for attr in prim.GetAttributes():
             if not attr.HasAuthoredConnections():
                 continue
             name = attr.GetName()
             ns, _, bare = name.partition(":")
-            if ns not in ("inputs", "outputs"):
-                continue
+            if ns not in ("inputs", "outputs") or (ns == "outputs" and path in roots):
+                continue  # a network scope's outputs are equations of its generated model too
             sink_type = str(attr.GetTypeName().scalarType)
             for src in attr.GetConnections():
                 src_prim_path = str(src.GetPrimPath())
@@ -117,9 +123,16 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl], *, strict: bool 
                 s_ns, _, s_bare = src_attr.partition(":")
                 src_prim = stage.GetPrimAtPath(src.GetPrimPath())
                 src_decl = declared.get(f"{src_prim_path}.{src_attr}")
-                broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
-                                                   strict, model_outputs)
-                wires.append(Wire(src_prim_path, s_bare or src_attr, str(prim.GetPath()), bare, sink_type,
+                source_prim, source_port = src_prim_path, s_bare or src_attr
+                if src_prim_path in in_network and s_ns == "outputs":
+                    # a member's output is published by its network scope under an alias
+                    root = in_network[src_prim_path]
+                    source_prim, source_port = root, member_output_alias(root, src_prim_path, s_bare)
+                    broken, implicit = "", src_decl is None
+                else:
+                    broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
+                                                       strict, model_outputs)
+                wires.append(Wire(source_prim, source_port, path, bare, sink_type,
                                   source_attr=src_attr, sink_attr=name, broken=broken, implicit=implicit))
     return wires
 

@@ -116,11 +116,15 @@ class ModelicaProgram:
         if self.is_fmu:
             self._open_fmu()
         else:
-            roots = (sim.roots.lunco_root / "models",) if sim.roots is not None else ()
+            roots = self.library_roots(sim)
             self.future = compile_async(self.source_path, self.text, roots)
             self._library_roots = roots
 
     # -- sources ---------------------------------------------------------------------------
+    def library_roots(self, sim) -> tuple[Path, ...]:
+        """Folders of top-level Modelica packages the source may use (besides the bundled one)."""
+        return (sim.roots.lunco_root / "models",) if sim.roots is not None else ()
+
     def _read_source(self, prim) -> tuple[Path | None, str, bool]:
         code = prim.GetAttribute("info:sourceCode")
         asset = prim.GetAttribute("info:sourceAsset")

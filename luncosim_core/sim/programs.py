@@ -25,10 +25,11 @@ def program_participants(sim: Simulation) -> list:
     """One participant per program prim whose engine is available, ordered by prim path."""
     from luncosim_core.sim.environment_probe import probe_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
+    from luncosim_core.sim.program_network import network_participants
 
-    parts = []
+    parts, members = network_participants(sim)  # network members run inside their network's model
     for prim in program_prims(sim.stage):
-        if program_language(prim) in ("modelica", "fmu"):
+        if program_language(prim) in ("modelica", "fmu") and str(prim.GetPath()) not in members:
             parts.append(ModelicaProgram(sim, prim))
     parts.extend(probe_participants(sim))
     try:

@@ -1,0 +1,79 @@
+"""A component network (``CollectionAPI:components`` scope) as one Modelica participant.
+
+The scope's members are compiled together into one generated model
+(:mod:`luncosim_core.modelica.network_model`); the members get no participant of their own, and
+their wires inside the network are equations of that model, not runtime wires. The participant's
+ports live on the scope: its ``inputs:`` (boundary inputs, fed by runtime wires), its ``outputs:``
+and one alias per member output (``__member_<instance>_<output>``); a runtime wire that reads a
+member's output reads that alias (see :func:`luncosim_core.ports.declarations.read_wires`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.sim.program_modelica import ModelicaProgram
+
+
+class NetworkProgram(ModelicaProgram):
+    """One network scope stepping its generated model at its communication period."""
+
+    kind = "modelica-network"
+
+    def __init__(self, sim, prim, members: list[str]) -> None:
+        from luncosim_core.modelica.network_model import (
+            generate,
+            network_library_roots,
+            read_network,
+        )
+        from luncosim_core.modelica.program_outputs import model_outputs
+
+        root = str(prim.GetPath())
+        self.network = read_network(sim.stage, root, members, sim.roots)
+        stage = sim.stage
+
+        def outputs_of(member):
+            return model_outputs(stage.GetPrimAtPath(member.path), sim.roots)
+
+        self.generated, self.aliases = generate(self.network, outputs_of)
+        self._extra_roots = tuple(network_library_roots(self.network))
+        super().__init__(sim, prim)
+        self._diags.extend(self.network.problems)
+        for path in self.network.omitted:
+            self._diags.append(Diagnostic("info", "network-member-omitted",
+                                          f"{path} declares acausal connectors that nothing connects: it is not part of "
+                                          f"the network {root}", path=path, source="modelica"))
+        if self.network.problems and not self.error:
+            self.error = "network invalid"
+            self.future = None
+        # the generated model's outputs: connected scope outputs and member aliases
+        self.declared_out = {name: self.declared_out.get(name, "") for name in self.network.outputs}
+        self.declared_out.update(dict.fromkeys(self.aliases, ""))
+        if self.network.period is not None and not any(a.GetName() == "lunco:program:communicationPeriod"
+                                                       for a in prim.GetAttributes()):
+            self.period = self.network.period
+            self.every = max(1, round(self.period / sim.dt))
+
+    def library_roots(self, sim) -> tuple[Path, ...]:
+        return tuple(dict.fromkeys((*super().library_roots(sim), *self._extra_roots)))
+
+    def _read_source(self, prim) -> tuple[Path | None, str, bool]:
+        return None, self.generated, False
+
+    def poll_source(self, sim) -> bool:
+        return False  # regenerated when the stage is re-projected
+
+
+def network_participants(sim) -> tuple[list[NetworkProgram], set[str]]:
+    """One participant per Modelica component network, and the member paths they own."""
+    from luncosim_core.usd.networks import modelica_networks
+
+    parts, members = [], set()
+    for root, progs in sorted(modelica_networks(sim.stage).items()):
+        progs = [m for m in progs if m not in members]
+        if not progs:
+            continue
+        members.update(progs)
+        parts.append(NetworkProgram(sim, sim.stage.GetPrimAtPath(root), progs))
+    return parts, members
