@@ -16,6 +16,7 @@ from luncosim_core.modelica.compile_server import run_front_end
 from luncosim_core.modelica.dae_casadi import EVENT_TABLES, DaeSystem, TranslationError, translate
 from luncosim_core.modelica.frontend import FrontResult
 from luncosim_core.modelica.frontend import error as _error
+from luncosim_core.modelica.index_reduction import reduce_index
 from luncosim_core.modelica.interface import ModelInterface, Variable
 from luncosim_core.modelica.numerics import CASADI_LOCK, Numerics, NumericsError, build_numerics
 from luncosim_core.modelica.source_text import class_header, guess_model_name, line_col
@@ -162,6 +163,7 @@ def _finish(front: FrontResult, dae: dict, storage: dict, files: dict, at: objec
         return CompiledModel(False, (_error("modelica.unsupported", str(exc), file, line, col),), **base)
     except Exception as exc:  # noqa: BLE001 - an IR shape this translator does not know
         return CompiledModel(False, (_error("modelica.unsupported", f"cannot translate the DAE: {exc!r}", layer),), **base)
+    system, reductions = reduce_index(system)  # simple high-index DAEs -> index 1 (dummy derivatives)
     try:
         numerics = build_numerics(system)
         starts = numerics.default_starts()
@@ -182,5 +184,9 @@ def _finish(front: FrontResult, dae: dict, storage: dict, files: dict, at: objec
         parameters=_variables(system, meta, starts, lambda dv: dv.role in ("parameter", "constant")),
         states=_variables(system, meta, starts, lambda dv: dv.role == "state"),
     )
-    return CompiledModel(True, (), interface=interface, system=system,
+    notes = tuple(Diagnostic("info", "modelica.index-reduced",
+                             f"high-index DAE: the hidden constraint {r.constraint} = 0 was differentiated and "
+                             f"'{r.state}' became a dummy-derivative algebraic variable", layer=layer,
+                             source="modelica", data={"state": r.state}) for r in reductions)
+    return CompiledModel(True, notes, interface=interface, system=system,
                          numerics=numerics, structural_parameters=structural, **base)
