@@ -127,8 +127,20 @@ def from_name(name: str, params: dict[str, Any]) -> Command | Query:
     for key in ("names", "attrs"):
         if key in params and params[key] is not None:
             params[key] = tuple(params[key])
-    if cls is SetPorts and "writes" not in params:
-        target = params.pop("target", "")
-        cid = params.pop("correlation_id", None)
-        return SetPorts(target=target, writes=params, correlation_id=cid)
+    if cls is SetPorts:
+        # a networked client stamps its own sequence and tick; admission stamps ours
+        params.pop("seq", None)
+        params.pop("tick", None)
+        if "writes" not in params:
+            target = params.pop("target", "")
+            cid = params.pop("correlation_id", None)
+            return SetPorts(target=target, writes=params, correlation_id=cid)
+        writes = params["writes"]
+        if isinstance(writes, (list, tuple)):  # [[name, value], ...]
+            pairs = {}
+            for item in writes:
+                if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)):
+                    raise ValueError(f"SetPorts writes: expected [name, value] pairs, got {item!r}")
+                pairs[item[0]] = item[1]
+            params["writes"] = pairs
     return cls(**params)

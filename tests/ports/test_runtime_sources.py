@@ -172,3 +172,12 @@ def Xform "World"
     sim.run(1)
     assert sim.read("/World/Lamp", "on") == 1.0
     assert not [d for d in sim.diagnostics if "unit" in d.message]
+
+
+def test_setports_accepts_name_value_pairs_and_ignores_client_stamps():
+    from luncosim_core.api import from_name
+
+    cmd = from_name("SetPorts", {"target": "/R", "writes": [["throttle", 1.0], ["steer", 0.0]], "seq": 7, "tick": 3})
+    assert cmd.writes == {"throttle": 1.0, "steer": 0.0} and cmd.target == "/R"
+    with pytest.raises(ValueError, match="pairs"):
+        from_name("SetPorts", {"target": "/R", "writes": [["throttle"]]})
