@@ -79,10 +79,14 @@ def modelica_source_problem(prim: Usd.Prim) -> str:
 
 
 def modelica_networks(stage: Usd.Stage) -> dict[str, list[str]]:
-    """Default-synthesizer networks: root path -> its Modelica program members (path order)."""
+    """Default-synthesizer networks the runtime compiles: root path -> its Modelica program members.
+
+    Only a ``Scope`` (a non-spatial prim) is a live network; a collection authored on a spatial prim
+    (an ``Xform`` guide, as in lint fixtures) is linted but not compiled.
+    """
     out: dict[str, list[str]] = {}
     for prim in stage.Traverse():
-        if not is_network_root(prim):
+        if prim.GetTypeName() != "Scope" or not is_network_root(prim):
             continue
         members, _error = network_members(prim)
         if synthesizer(prim, members):
