@@ -10,7 +10,7 @@ from pxr import Sdf, Usd
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports import surface
 from luncosim_core.ports.model import NAMESPACES, SCALAR_TYPES, PortDecl, Wire
-from luncosim_core.usd.networks import member_networks, member_output_alias
+from luncosim_core.usd.networks import member_networks
 from luncosim_core.usd.schemas import has_schema
 
 
@@ -123,16 +123,9 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl], *, strict: bool 
                 s_ns, _, s_bare = src_attr.partition(":")
                 src_prim = stage.GetPrimAtPath(src.GetPrimPath())
                 src_decl = declared.get(f"{src_prim_path}.{src_attr}")
-                source_prim, source_port = src_prim_path, s_bare or src_attr
-                if src_prim_path in in_network and s_ns == "outputs":
-                    # a member's output is published by its network scope under an alias
-                    root = in_network[src_prim_path]
-                    source_prim, source_port = root, member_output_alias(root, src_prim_path, s_bare)
-                    broken, implicit = "", src_decl is None
-                else:
-                    broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
-                                                       strict, model_outputs)
-                wires.append(Wire(source_prim, source_port, path, bare, sink_type,
+                broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
+                                                   strict, model_outputs)
+                wires.append(Wire(src_prim_path, s_bare or src_attr, path, bare, sink_type,
                                   source_attr=src_attr, sink_attr=name, broken=broken, implicit=implicit))
     return wires
 

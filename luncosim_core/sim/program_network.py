@@ -10,9 +10,12 @@ member's output reads that alias (see :func:`luncosim_core.ports.declarations.re
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.sim.program_modelica import ModelicaProgram
 
 
@@ -54,6 +57,26 @@ class NetworkProgram(ModelicaProgram):
                                                        for a in prim.GetAttributes()):
             self.period = self.network.period
             self.every = max(1, round(self.period / sim.dt))
+
+    def port_infos(self) -> list[tuple[PortInfo, float]]:
+        """The scope's ports, plus each member output again on the member itself (``/Member.name``),
+        so a wire or a script reading the member's output finds it where it was authored."""
+        out = super().port_infos()
+        by_name = {info.name: info for info, _ in out if info.prim_path == self.prim_path}
+        for alias, (member, name) in self.aliases.items():
+            info = by_name.get(alias)
+            if info is not None:
+                out.append((dataclasses.replace(info, prim_path=member, name=name,
+                                                description=f"published by the network {self.prim_path}"), math.nan))
+        return out
+
+    def step(self, sim) -> None:
+        super().step(sim)
+        reg = sim.registry
+        for alias, (member, name) in self.aliases.items():
+            i, j = reg.index.get(port_key(self.prim_path, alias)), reg.index.get(port_key(member, name))
+            if i is not None and j is not None:
+                reg.values[j] = reg.values[i]
 
     def library_roots(self, sim) -> tuple[Path, ...]:
         return tuple(dict.fromkeys((*super().library_roots(sim), *self._extra_roots)))

@@ -104,10 +104,11 @@ def test_an_rc_network_of_separate_parts_charges_like_the_closed_form(writer, tm
     sim.run(6)  # 0.1 s = one time constant (R C = 0.1 s)
     v = sim.read("/W/Meter", "v")
     assert v == pytest.approx(5.0 * (1 - math.exp(-1.0)), rel=2e-3)
-    # a member's output read from outside the network: published on the scope under an alias
+    # a member's output read from outside the network: published on the member and on the scope
     assert sim.read("/W/Meter", "v_meas") == pytest.approx(v, rel=1e-9)
     alias = member_output_alias("/W/Net", "/W/Sensor", "v_meas")
-    assert sim.read("/W/Net", alias) == sim.read("/W/Meter", "v_meas")
+    assert sim.read("/W/Net", alias) == sim.read("/W/Meter", "v_meas") == sim.read("/W/Sensor", "v_meas")
+    assert sim.registry.info("/W/Sensor.v_meas").authority == "modelica-network:/W/Net"
     # C's outputs:i names a variable that is not an output of its class: no alias is published
     assert sim.registry.info(f"/W/Net.{member_output_alias('/W/Net', '/W/C', 'i')}") is None
     assert sim.query(GetBrokenConnections()).value == []
