@@ -123,45 +123,55 @@ def read_wires(stage: Usd.Stage, declared: dict[str, PortDecl], *, strict: bool 
                 s_ns, _, s_bare = src_attr.partition(":")
                 src_prim = stage.GetPrimAtPath(src.GetPrimPath())
                 src_decl = declared.get(f"{src_prim_path}.{src_attr}")
-                broken, implicit = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl, sink_type,
-                                                   strict, model_outputs)
-                wires.append(Wire(src_prim_path, s_bare or src_attr, path, bare, sink_type,
+                broken, implicit, port = _resolve_source(src_prim, src_prim_path, src, s_ns, s_bare, src_decl,
+                                                         sink_type, strict, model_outputs)
+                wires.append(Wire(src_prim_path, port or s_bare or src_attr, path, bare, sink_type,
                                   source_attr=src_attr, sink_attr=name, broken=broken, implicit=implicit))
     return wires
 
 
 def _resolve_source(src_prim, src_prim_path: str, src, s_ns: str, s_bare: str, src_decl: PortDecl | None,
-                    sink_type: str, strict: bool, model_outputs) -> tuple[str, bool]:
-    """``(broken reason or "", implicit)`` for one wire source."""
+                    sink_type: str, strict: bool, model_outputs) -> tuple[str, bool, str]:
+    """``(broken reason or "", implicit, port name)`` for one wire source ("" port: the bare name).
+
+    Ports are keyed by prim and bare name. When a prim's *produced* side shares its name with one
+    of its inputs (a rigid-body program's ``output Real force_y`` next to the body's
+    ``inputs:force_y``; a vessel's ``outputs:piloted`` next to its program's ``inputs:piloted``),
+    the produced side is the port ``outputs:<name>``.
+    """
     if not src_prim:
-        return f"source prim {src_prim_path} does not exist (renamed or removed?)", False
+        return f"source prim {src_prim_path} does not exist (renamed or removed?)", False, ""
     causal = s_ns in ("inputs", "outputs")
     if src_decl is not None:
         if (src_decl.type == "bool") != (sink_type == "bool"):
-            return f"type mismatch: source is {src_decl.type}, sink is {sink_type}", False
-        return "", False
-    if causal and s_bare in native_port_names(src_prim):
-        return "", False  # the engine publishes it: connectable without a declaration
-    if s_ns == "outputs" and surface.schema_declares(src_prim, s_bare):
-        return "", False  # declared by an applied API schema
+            return f"type mismatch: source is {src_decl.type}, sink is {sink_type}", False, ""
+        return "", False, ""
+    produced = s_ns == "outputs"
+    body_program = produced and surface.is_rigid_body(src_prim) and surface.is_model_program(src_prim) \
+        and s_bare in surface.RIGID_BODY_INPUTS
+    if causal and s_bare in native_port_names(src_prim) and not body_program:
+        return "", False, ""  # the engine publishes it: connectable without a declaration
+    if produced and surface.schema_declares(src_prim, s_bare):
+        return "", False, ""  # declared by an applied API schema
     if s_ns == "inputs" and s_bare in surface.command_ports(src_prim):
-        return "", False  # a vessel's command surface
-    if s_ns == "outputs" and s_bare == surface.PILOTED and surface.has_command_surface(src_prim):
-        return "", False
-    if s_ns == "outputs" and surface.is_model_program(src_prim):
+        return "", False, ""  # a vessel's command surface
+    if produced and s_bare == surface.PILOTED and surface.has_command_surface(src_prim):
+        return "", False, surface.produced_port(src_prim, s_bare)
+    if produced and surface.is_model_program(src_prim):
+        port = surface.produced_port(src_prim, s_bare)
         if strict:
             return (f"{surface.STRICT_REFUSAL}: {src_prim_path} must declare outputs:{s_bare} to publish "
-                    f"its model output '{s_bare}'"), True
+                    f"its model output '{s_bare}'"), True, port
         outs = model_outputs(src_prim) if model_outputs is not None else None
         if outs is not None and s_bare not in outs:
             known = ", ".join(sorted(outs)) or "none"
             return (f"{src_prim_path} declares no outputs:{s_bare} and its compiled model has no output "
-                    f"'{s_bare}' (model outputs: {known})"), False
-        return "", True
+                    f"'{s_bare}' (model outputs: {known})"), False, port
+        return "", True, port
     if src_prim.GetAttribute(src.name):
-        return f"source {src} is not a causal port (inputs:/outputs: scalar)", False
+        return f"source {src} is not a causal port (inputs:/outputs: scalar)", False, ""
     return (f"source property {src} is not declared on {src_prim_path} "
-            f"(public-output rule: declare it as outputs:{s_bare or src.name})"), False
+            f"(public-output rule: declare it as outputs:{s_bare or src.name})"), False, ""
 
 
 def connector_diagnostics(stage: Usd.Stage) -> list[Diagnostic]:

@@ -119,6 +119,15 @@ def command_ports(prim: Usd.Prim) -> dict[str, float]:
     return out
 
 
+def produced_port(prim: Usd.Prim, name: str) -> str:
+    """The port name of a prim's produced value ``name``: ``outputs:<name>`` when the bare name is
+    also one of its inputs (an authored ``inputs:<name>``, or a rigid body's physics input), else
+    the bare name."""
+    if prim.HasAttribute(f"inputs:{name}") or (is_rigid_body(prim) and name in RIGID_BODY_INPUTS):
+        return f"outputs:{name}"
+    return name
+
+
 def has_command_surface(prim: Usd.Prim) -> bool:
     return bool(command_ports(prim))
 
@@ -187,15 +196,16 @@ def command_surface_ports(stage: Usd.Stage, authored: set[str]):
                 decls.append(PortDecl(path, "inputs", name, "double", "", None, None, value,
                                       "command surface input (bound by the vessel's Controls)"))
         if f"{path}.outputs:{PILOTED}" not in authored:
-            backend.append((PortInfo(path, PILOTED, "out", "double", "", 0.0, 1.0, "session", "session", False, True,
-                                     "1 while a session possesses this vessel, else 0"), 0.0))
+            backend.append((PortInfo(path, produced_port(prim, PILOTED), "out", "double", "", 0.0, 1.0, "session",
+                                     "session", False, True, "1 while a session possesses this vessel, else 0"), 0.0))
     return decls, backend
 
 
-def wire_demand(wires) -> dict[str, frozenset[str]]:
-    """Per source prim, the port names wires read from it (valid wires only)."""
+def wire_demand(wires, implicit_only: bool = False) -> dict[str, frozenset[str]]:
+    """Per source prim, the port names wires read from it (valid wires only; ``implicit_only``:
+    only implicit public outputs, the ones a model program must publish)."""
     out: dict[str, set[str]] = {}
     for w in wires:
-        if not w.broken:
+        if not w.broken and (w.implicit or not implicit_only):
             out.setdefault(w.source_prim, set()).add(w.source_port)
     return {k: frozenset(v) for k, v in out.items()}

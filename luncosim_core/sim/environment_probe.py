@@ -108,7 +108,7 @@ class EnvironmentProbe:
         self.values = dict.fromkeys(PROBE_OUTPUTS, math.nan)
 
     # -- participant protocol --------------------------------------------------------------
-    def wire_demand(self, names: frozenset[str]) -> None:
+    def wire_demand(self, names: frozenset[str], implicit: frozenset[str] = frozenset()) -> None:
         self.demand = frozenset(n for n in names if n in PROBE_OUTPUTS)
 
     def port_infos(self) -> list[tuple[PortInfo, float]]:

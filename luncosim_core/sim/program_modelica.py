@@ -69,6 +69,11 @@ def _anchor_of(attr) -> str | None:
     return None
 
 
+def _model_name(port: str) -> str:
+    """The model variable behind a port name (``outputs:force_y`` -> ``force_y``)."""
+    return port.partition(":")[2] if port.startswith("outputs:") else port
+
+
 class ModelicaProgram:
     """One Modelica/FMU program prim stepping at its communication period."""
 
@@ -278,9 +283,10 @@ class ModelicaProgram:
             except Exception:
                 pass
 
-    def wire_demand(self, names: frozenset[str]) -> None:
-        """Outputs wires read from this prim: undeclared ones are implicit public outputs."""
-        self.implicit_out = tuple(sorted(n for n in names if n not in self.declared_out and n not in self.declared_in))
+    def wire_demand(self, names: frozenset[str], implicit: frozenset[str] = frozenset()) -> None:
+        """Outputs wires read from this prim; ``implicit``: the undeclared model outputs among them
+        (port names; ``outputs:<name>`` where the bare name is also an input of the prim)."""
+        self.implicit_out = tuple(sorted(n for n in implicit if n not in self.declared_out))
 
     def port_infos(self) -> list[tuple[PortInfo, float]]:
         """Declared ports, typed by the model once it is compiled (units from the model)."""
@@ -303,7 +309,7 @@ class ModelicaProgram:
                                  var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
                                  False, True, (var.description or "") if var else ""), math.nan))
         for name in self.implicit_out:
-            var = iface.output(name) if iface is not None else None
+            var = iface.output(_model_name(name)) if iface is not None else None
             if iface is not None and var is None:
                 continue  # not an output of the compiled model: the wire reports itself broken
             out.append((PortInfo(self.prim_path, name, "out", "double", var.unit or "" if var else "",
@@ -343,8 +349,9 @@ class ModelicaProgram:
         outs = p.outputs()
         for name in (*self.declared_out, *self.implicit_out):
             i = reg.index.get(port_key(self.prim_path, name))
-            if i is not None and name in outs:
-                reg.values[i] = outs[name]
+            var = _model_name(name)
+            if i is not None and var in outs:
+                reg.values[i] = outs[var]
 
     def reset(self, sim) -> None:
         if self.participant is not None:

@@ -129,11 +129,11 @@ class Simulation:
             backend.append((PortInfo(spec.prim_path, spec.name, spec.direction, spec.type, spec.unit, None, None,
                                      "physics", "physics" if not spec.writable else "user", spec.writable, False,
                                      spec.description), initial))
-        demand = wire_demand(wires)
+        demand, implicit = wire_demand(wires), wire_demand(wires, implicit_only=True)
         for part in self.participants:
             tell = getattr(part, "wire_demand", None)
             if tell is not None:  # which outputs wires read (implicit outputs, probe values)
-                tell(demand.get(part.prim_path, frozenset()))
+                tell(demand.get(part.prim_path, frozenset()), implicit.get(part.prim_path, frozenset()))
             backend += part.port_infos()
         self.registry = PortRegistry()
         wired = {w.sink_key: w.source_key for w in wires if not w.broken}

@@ -111,6 +111,7 @@ def Xform "World"
             float inputs:steer.connect = </World/Rover.inputs:steer>
             float inputs:piloted.connect = </World/Rover.outputs:piloted>
         }
+        float inputs:piloted.connect = </World/Rover.outputs:piloted>
     }
 }
 """
@@ -120,8 +121,11 @@ def Xform "World"
     assert sim.read("/World/Rover/DriveLaw", "throttle") == 0.75
     assert sim.read("/World/Rover/DriveLaw", "steer") == 0.0  # an unauthored command input starts at 0
     assert sim.read("/World/Rover/DriveLaw", "piloted") == 0.0  # nobody possesses the rover
+    # the rover also reads its own possession into an input of the same name: the produced side is
+    # the port outputs:piloted, the input keeps the bare name
+    assert sim.read("/World/Rover", "piloted") == 0.0
     ports = sim.query(ReadPorts(target="/World/Rover")).value
-    assert ports["piloted"]["writable"] is False and ports["throttle"]["writable"] is True
+    assert ports["outputs:piloted"]["writable"] is False and ports["throttle"]["writable"] is True
     assert not [d for d in _lint(path) if d.is_error]
 
 
@@ -140,17 +144,26 @@ def Xform "World"
     {
         double radius = 0.5
         float physics:mass = 2.0
-        uniform string info:sourceCode = "model Lift\\n  output Real netForce;\\nequation\\n  netForce = 4.0;\\nend Lift;\\n"
-        float inputs:force_y.connect = </World/Balloon.outputs:netForce>
+        uniform string info:sourceCode = "model Lift\\n  output Real force_y;\\nequation\\n  force_y = 4.0;\\nend Lift;\\n"
+        float inputs:force_y.connect = </World/Balloon.outputs:force_y>
+    }
+    def Scope "Telemetry"
+    {
+        float inputs:lift.connect = </World/Balloon.outputs:force_y>
     }
 }
 """
     sim, _ = _sim(writer, tmp_path, text)
     errors = [d for d in sim.diagnostics if d.is_error]
     assert not errors, errors
+    # the model's output and the body's input share a name: the produced side is outputs:force_y
+    produced = sim.registry.info("/World/Balloon.outputs:force_y")
+    assert produced.source == "modelica" and produced.direction == "out"
+    assert sim.registry.info("/World/Balloon.force_y").source == "physics"
     sim.run(60)
     # 4 N up on 2 kg for 1 s: v = 2 m/s
     assert sim.read("/World/Balloon", "velocity_y") == pytest.approx(2.0, rel=0.05)
+    assert sim.read("/World/Telemetry", "lift") == 4.0
 
 
 def test_bool_ports_with_a_bool_unit_label_wire_without_unit_errors(writer, tmp_path):
