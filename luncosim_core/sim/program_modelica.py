@@ -121,9 +121,12 @@ class ModelicaProgram:
         if self.is_fmu:
             self._open_fmu()
         else:
-            roots = self.library_roots(sim)
-            self.future = compile_async(self.source_path, self.text, roots)
-            self._library_roots = roots
+            self._library_roots = self.library_roots(sim)
+            self.future = self.start_compile(sim)
+
+    def start_compile(self, sim) -> Future:
+        """Compile off the simulation thread (a Future of a CompiledModel)."""
+        return compile_async(self.source_path, self.text, self._library_roots)
 
     # -- sources ---------------------------------------------------------------------------
     def library_roots(self, sim) -> tuple[Path, ...]:
