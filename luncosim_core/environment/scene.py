@@ -45,6 +45,12 @@ def scene_sun_direction(stage: Usd.Stage) -> tuple[np.ndarray | None, str]:
     light under a prim applying ``LunCoCelestialBodyAPI``, such as Earthshine). A distant light
     emits along its local -Z, so the Sun lies along its +Z (the back vector).
     """
+    _prim, direction, why = scene_sun(stage)
+    return direction, why
+
+
+def scene_sun(stage: Usd.Stage) -> tuple[Usd.Prim | None, np.ndarray | None, str]:
+    """``(the sun prim, its direction, "")`` or ``(None, None, why not)``; see :func:`scene_sun_direction`."""
     suns = []
     it = iter(Usd.PrimRange(stage.GetPseudoRoot()))
     for prim in it:
@@ -54,17 +60,17 @@ def scene_sun_direction(stage: Usd.Stage) -> tuple[np.ndarray | None, str]:
         if prim.IsA(UsdLux.DistantLight):
             suns.append(prim)
     if not suns:
-        return None, "the scene has no DistantLight (sun)"
+        return None, None, "the scene has no DistantLight (sun)"
     if len(suns) > 1:
-        return None, "the scene has several DistantLights (" + ", ".join(str(p.GetPath()) for p in suns) + \
+        return None, None, "the scene has several DistantLights (" + ", ".join(str(p.GetPath()) for p in suns) + \
             "): which one is the sun is ambiguous"
     m = UsdGeom.Xformable(suns[0]).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
     d = m.RemoveScaleShear().TransformDir(Gf.Vec3d(0.0, 0.0, 1.0))
     v = np.array([d[0], d[1], d[2]], dtype=float)
     n = float(np.linalg.norm(v))
     if not math.isfinite(n) or n < 1e-12:
-        return None, f"the sun {suns[0].GetPath()} has a degenerate transform"
-    return v / n, ""
+        return None, None, f"the sun {suns[0].GetPath()} has a degenerate transform"
+    return suns[0], v / n, ""
 
 
 def _first_authored(stage: Usd.Stage, name: str) -> tuple[Usd.Prim | None, object]:

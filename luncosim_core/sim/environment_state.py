@@ -47,4 +47,22 @@ def set_environment_light(sim, cmd: SetEnvironmentLight, tick: int, seq: int) ->
     if cmd.sun_pitch is not None:
         pitch = float(cmd.sun_pitch)
     sim.environment.sun_direction = sun_from_yaw_pitch(yaw, pitch)
+    _show_on_sun_ports(sim, yaw, -pitch)
     return CommandResult(True, {"sun_yaw": yaw, "sun_pitch": pitch}, (), tick, seq)
+
+
+def _show_on_sun_ports(sim, azimuth: float, elevation: float) -> None:
+    """Keep the scene sun's angle ports in step with a commanded sun (a wire into them still wins)."""
+    from luncosim_core.environment.scene import scene_sun
+    from luncosim_core.ports.model import port_key
+
+    prim, _d, _why = scene_sun(sim.stage)
+    reg = getattr(sim, "registry", None)
+    if prim is None or reg is None:
+        return
+    for name, value in (("sun_azimuth", azimuth), ("sun_elevation", elevation)):
+        i = reg.index.get(port_key(str(prim.GetPath()), name))
+        if i is not None:
+            reg.values[i] = value
+            if i in reg.held:
+                reg.held[i] = value

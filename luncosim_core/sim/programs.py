@@ -26,12 +26,14 @@ def program_participants(sim: Simulation) -> list:
     from luncosim_core.sim.environment_probe import probe_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
     from luncosim_core.sim.program_network import network_participants
+    from luncosim_core.sim.scene_sun import scene_sun_participants
 
     parts, members = network_participants(sim)  # network members run inside their network's model
     for prim in program_prims(sim.stage):
         if program_language(prim) in ("modelica", "fmu") and str(prim.GetPath()) not in members:
             parts.append(ModelicaProgram(sim, prim))
     parts.extend(probe_participants(sim))
+    parts.extend(scene_sun_participants(sim))
     try:
         from luncosim_core.scripting.scenario import scenario_participants
     except ImportError:

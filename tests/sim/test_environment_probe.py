@@ -144,3 +144,23 @@ def test_earth_is_computed_only_where_wired(writer, tmp_path):
     sim = run(writer, tmp_path, scene(anchor=ANCHOR.format(lat=0.0, lon=0.0), wires=False))
     assert sim.read("/World/Probe", "earth_mount_y") is None
     assert sim.read("/World/Probe", "sun_mount_y") is not None  # cheap values are always there
+
+
+def test_a_wire_into_the_suns_azimuth_moves_the_sun(writer, tmp_path):
+    text = scene().replace('''        uniform token[] xformOpOrder = ["xformOp:rotateXYZ"]
+    }
+''', '''        uniform token[] xformOpOrder = ["xformOp:rotateXYZ"]
+        float inputs:sun_azimuth.connect = </World/Orbit.outputs:sun_azimuth>
+    }
+    def Scope "Orbit" (prepend apiSchemas = ["LunCoProgramAPI"])
+    {
+        uniform string info:sourceCode = "model Orbit\\n  output Real sun_azimuth = 0.5;\\nend Orbit;\\n"
+    }
+''', 1)
+    sim = open_simulation(writer(tmp_path / "scene.usda", text))
+    assert sim.wait_until_ready(180) == ""
+    sim.run(3)
+    pitch = math.radians(-35)  # the authored light's pitch is kept
+    expected = [math.cos(pitch) * math.sin(0.5), -math.sin(pitch), math.cos(pitch) * math.cos(0.5)]
+    assert read3(sim, "s") == pytest.approx(expected, abs=1e-9)
+    assert sim.read("/World/Sun", "sun_elevation") == pytest.approx(math.radians(35), abs=1e-9)
