@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pxr import Sdf, Usd
+from pxr import Usd
 
 from luncosim_core.usd.programs import is_model_program  # noqa: F401 - part of the surface API
 from luncosim_core.usd.schemas import applied_schemas, has_schema
@@ -75,14 +75,6 @@ PILOTED = "piloted"
 # the reason a wire is refused only because of strict_public_outputs (lint reports it once, as
 # implicit-public-output, rather than also as broken-wire)
 STRICT_REFUSAL = "strict_public_outputs is on"
-
-
-def schema_output_names(prim: Usd.Prim) -> set[str]:
-    """Outputs the prim's applied API schemas declare (fixed names only)."""
-    names: set[str] = set()
-    for schema in applied_schemas(prim):
-        names.update(SCHEMA_OUTPUTS.get(schema, ()))
-    return names
 
 
 def schema_declares(prim: Usd.Prim, name: str) -> str:
@@ -165,13 +157,6 @@ def ports_policy(roots) -> PortsPolicy:
     except OSError:
         return PortsPolicy()
     return _policy_at(str(manifest), mtime)
-
-
-def source_path_of(src: Sdf.Path) -> tuple[str, str, str]:
-    """``(prim path, namespace, bare name)`` of a connection source."""
-    name = src.name
-    ns, _, bare = name.partition(":")
-    return str(src.GetPrimPath()), ns, bare
 
 
 def command_surface_ports(stage: Usd.Stage, authored: set[str]):
