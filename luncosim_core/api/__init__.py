@@ -13,11 +13,13 @@ from luncosim_core.api.commands import (
     QueryUsdPrim,
     ReadPorts,
     ReleasePorts,
+    SetEnvironmentLight,
     SetPorts,
     from_name,
 )
 
 __all__ = [
-    "ApplyOp", "AttachBodies", "DetachBodies", "CausalTrace", "Command", "CommandResult", "GetBrokenConnections", "ListConnections",
-    "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetPorts", "from_name",
+    "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "DetachBodies", "GetBrokenConnections",
+    "ListConnections", "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight",
+    "SetPorts", "from_name",
 ]

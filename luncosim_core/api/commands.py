@@ -51,6 +51,17 @@ class ApplyOp(Command):
 
 
 @dataclass(frozen=True)
+class SetEnvironmentLight(Command):
+    """Aim the scene sun at runtime (not an authored edit): ``sun_yaw`` / ``sun_pitch`` in radians,
+    yaw about +Y then pitch about +X (pitch < 0 lowers the light toward the horizon); an omitted
+    angle keeps its current value."""
+
+    name: ClassVar[str] = "SetEnvironmentLight"
+    sun_yaw: float | None = None
+    sun_pitch: float | None = None
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -103,7 +114,7 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
                                  GetBrokenConnections, CausalTrace)}
 
 
@@ -116,8 +127,20 @@ def from_name(name: str, params: dict[str, Any]) -> Command | Query:
     for key in ("names", "attrs"):
         if key in params and params[key] is not None:
             params[key] = tuple(params[key])
-    if cls is SetPorts and "writes" not in params:
-        target = params.pop("target", "")
-        cid = params.pop("correlation_id", None)
-        return SetPorts(target=target, writes=params, correlation_id=cid)
+    if cls is SetPorts:
+        # a networked client stamps its own sequence and tick; admission stamps ours
+        params.pop("seq", None)
+        params.pop("tick", None)
+        if "writes" not in params:
+            target = params.pop("target", "")
+            cid = params.pop("correlation_id", None)
+            return SetPorts(target=target, writes=params, correlation_id=cid)
+        writes = params["writes"]
+        if isinstance(writes, (list, tuple)):  # [[name, value], ...]
+            pairs = {}
+            for item in writes:
+                if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)):
+                    raise ValueError(f"SetPorts writes: expected [name, value] pairs, got {item!r}")
+                pairs[item[0]] = item[1]
+            params["writes"] = pairs
     return cls(**params)

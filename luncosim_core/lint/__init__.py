@@ -19,9 +19,9 @@ _SHORT = {"error": "error", "warning": "warn", "info": "info"}
 
 
 def run_lint(stage, *, roots=None, sim=None, policies: Path | None = None) -> list[Diagnostic]:
-    """Lint a composed stage (``sim`` adds live wire state; ``roots`` is accepted for callers
-    that have one and reserved for twin-local policy folders)."""
-    return run_policies(extract_facts(stage, sim), policies)
+    """Lint a composed stage (``sim`` adds live wire state; without one, ``roots`` lets wires to
+    undeclared model outputs be checked against the compiled models)."""
+    return run_policies(extract_facts(stage, sim, roots), policies)
 
 
 def lint_report(diags: list[Diagnostic]) -> dict:

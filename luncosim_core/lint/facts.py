@@ -4,7 +4,10 @@
   stage            #{ default_prim, up_axis, meters_per_unit, authored: [metadata keys] }
   physics_scenes   [paths of PhysicsScene prims]
   bodies           [#{ path, type, kinematic, simulated, collider, subtree_collider,
-                       host_body, jointed, scale_nonuniform, vehicle_wheel }]
+                       host_body, jointed, scale_nonuniform, vehicle_wheel,
+                       collider_min, collider_max }]
+                   (collider_min/max: world bounds of the body's colliders short of a nested
+                   body, [x, y, z]; [] when none has statable bounds)
                    (vehicle_wheel: a wheel the vehicle model realises, marked by
                    PhysxVehicleWheelAPI or authored physxVehicleWheel:* attributes)
   joints           [#{ path, type, targets[], bodies[], missing[] }]
@@ -15,13 +18,20 @@
                    connectors:/info:/lunco: property; ``values`` maps those attributes to
                    their authored bool/number/string values)
   connectors       [#{ path, prim, name, connected }]
-  wires            [#{ source, sink, broken }]  (broken: "" or why the wire cannot connect)
+  wires            [#{ source, sink, broken, implicit }]  (broken: "" or why the wire cannot
+                   connect; implicit: the source is a compiled model's undeclared output)
+  ports            #{ strict_public_outputs }  (twin.toml [ports])
+Programs, connectors and component networks: see :mod:`luncosim_core.lint.network_facts`.
 Bodies are prims applying PhysicsRigidBodyAPI; a joint target that is not a body resolves to its
 nearest ancestor body (a mount point under a body), and is ``missing`` when there is none."""
 
 from __future__ import annotations
 
 from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
+
+from luncosim_core.lint.network_facts import program_network_facts
+from luncosim_core.ports.surface import STRICT_REFUSAL, ports_policy
+from luncosim_core.usd.schemas import applied_schemas
 
 BODY_API = "PhysicsRigidBodyAPI"
 COLLISION_API = "PhysicsCollisionAPI"
@@ -36,10 +46,11 @@ def _get(prim, name, default=None):
     return default
 
 
-def extract_facts(stage: Usd.Stage, sim=None) -> dict:
-    """The facts map of ``stage``; with a running ``sim``, wires are judged against its live ports."""
+def extract_facts(stage: Usd.Stage, sim=None, roots=None) -> dict:
+    """The facts map of ``stage``; with a running ``sim``, wires are judged against its live ports,
+    without one against the authored surface and (``roots`` given) the programs' compiled models."""
     prims = list(stage.Traverse())
-    schemas = {str(p.GetPath()): list(p.GetAppliedSchemas()) for p in prims}
+    schemas = {str(p.GetPath()): applied_schemas(p) for p in prims}
     body_paths = {str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]}
 
     def owner_body(path: str) -> str:
@@ -104,11 +115,15 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
                 "connected_attributes": [a.GetName() for a in prim.GetAttributes() if a.HasAuthoredConnections()],
             })
 
+    bbox = UsdGeom.BBoxCache(Usd.TimeCode.Default(), [UsdGeom.Tokens.default_, UsdGeom.Tokens.proxy,
+                                                      UsdGeom.Tokens.render, UsdGeom.Tokens.guide])
     for prim in prims:
         path = str(prim.GetPath())
         if path not in body_paths:
             continue
+        lo, hi = _collider_bounds(prim, schemas, body_paths, bbox)
         bodies.append({
+            "collider_min": lo, "collider_max": hi,
             "path": path, "type": prim.GetTypeName(),
             "kinematic": bool(_get(prim, "physics:kinematicEnabled", False)),
             "simulated": bool(_get(prim, "physics:rigidBodyEnabled", True)),
@@ -134,6 +149,7 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
                                    "name": attr.GetName(), "connected": str(attr.GetPath()) in connected})
 
     return {
+        **program_network_facts(prims),
         "stage": _stage_meta(stage),
         "physics_scenes": scenes,
         "bodies": bodies,
@@ -142,8 +158,34 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
         "collision_groups": groups,
         "prims": prim_facts,
         "connectors": connectors,
-        "wires": _wires(stage, sim),
+        "wires": _wires(stage, sim, roots),
+        "ports": {"strict_public_outputs": ports_policy(roots if roots is not None else getattr(sim, "roots", None))
+                  .strict_public_outputs},
     }
+
+
+def _collider_bounds(prim, schemas, body_paths, bbox) -> tuple[list[float], list[float]]:
+    """World-space bounds of everything the body can touch the world with (its colliders, short of
+    a nested body): ``([x, y, z], [x, y, z])``, or ``([], [])`` when nothing has statable bounds."""
+    lo = [float("inf")] * 3
+    hi = [float("-inf")] * 3
+    it = iter(Usd.PrimRange(prim))
+    for p in it:
+        path = str(p.GetPath())
+        if p != prim and path in body_paths:
+            it.PruneChildren()
+            continue
+        if COLLISION_API not in schemas.get(path, ()):
+            continue
+        box = bbox.ComputeWorldBound(p).ComputeAlignedRange()
+        if box.IsEmpty():
+            continue
+        for i in range(3):
+            lo[i] = min(lo[i], box.GetMin()[i])
+            hi[i] = max(hi[i], box.GetMax()[i])
+    if lo[0] == float("inf"):
+        return [], []
+    return lo, hi
 
 
 def _scalar_values(prim, names: list[str]) -> dict:
@@ -197,16 +239,22 @@ def _stage_meta(stage: Usd.Stage) -> dict:
             "layer": root.realPath or root.identifier}
 
 
-def _wires(stage: Usd.Stage, sim) -> list[dict]:
+def _wires(stage: Usd.Stage, sim, roots=None) -> list[dict]:
     if sim is not None and getattr(sim, "fabric", None) is not None:
         wires = list(sim.fabric.valid) + list(sim.fabric.broken)
     else:
+        from luncosim_core.modelica.program_outputs import model_outputs
         from luncosim_core.ports.declarations import read_declarations, read_wires
 
         decls, _ = read_declarations(stage)
-        wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls})
+        wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls},
+                           strict=ports_policy(roots).strict_public_outputs,
+                           model_outputs=lambda prim: model_outputs(prim, roots))
     out = [{"source": f"{w.source_prim}.{w.source_attr or w.source_port}",
-            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}", "broken": w.broken}
+            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}",
+            # a wire refused only by strict_public_outputs is the implicit-public-output finding
+            "broken": "" if w.implicit and w.broken.startswith(STRICT_REFUSAL) else w.broken,
+            "implicit": bool(w.implicit)}
            for w in wires if not is_shading_connection(stage, w)]
     return sorted(out, key=lambda w: (w["sink"], w["source"]))
 

@@ -37,7 +37,7 @@ class Fabric:
         for w in sorted(wires, key=lambda w: (w.sink_key, w.source_key)):
             reason = w.broken
             if not reason and w.source_key not in index:
-                reason = f"source {w.source_key} is not a port"
+                reason = _missing_source_reason(w)
             if not reason and w.sink_key not in index:
                 reason = f"sink {w.sink_key} is not a port"
             scale, offset = 1.0, 0.0
@@ -83,6 +83,14 @@ class Fabric:
 
     def wires_of(self, key: str) -> list[Wire]:
         return [w for w in self.valid + self.broken if key in (w.source_key, w.sink_key)]
+
+
+def _missing_source_reason(w: Wire) -> str:
+    if w.implicit:
+        return (f"{w.source_prim} declares no outputs:{w.source_port} and its compiled model has no output "
+                f"'{w.source_port}' (public-output rule: a model's other variables are private; or the model "
+                f"did not compile)")
+    return f"source {w.source_key} is not published by anything in this runtime"
 
 
 def _asdict(w: Wire) -> dict:

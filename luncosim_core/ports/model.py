@@ -85,6 +85,7 @@ class Wire:
     broken: str = ""  # why the wire is invalid ("" = valid)
     scale: float = 1.0
     offset: float = 0.0
+    implicit: bool = False  # the source is an undeclared output of a compiled model (resolved live)
 
     @property
     def source_key(self) -> str:
@@ -99,4 +100,5 @@ class Wire:
 
     def to_json(self) -> dict:
         return {"source": f"{self.source_prim}.{self.source_attr}", "sink": f"{self.sink_prim}.{self.sink_attr}",
-                "type": self.scalar_type, "broken": self.broken, "scale": self.scale, "offset": self.offset}
+                "type": self.scalar_type, "broken": self.broken, "scale": self.scale, "offset": self.offset,
+                "implicit": self.implicit}

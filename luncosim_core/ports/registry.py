@@ -10,7 +10,18 @@ import numpy as np
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import PortDecl, PortInfo, port_key
 from luncosim_core.ports.types import resolve, value_problem
-from luncosim_core.ports.units import compatible
+from luncosim_core.ports.units import UnitError, conversion
+
+
+def _unit_problem(authored: str, owner: str) -> str:
+    """Why two unit strings cannot describe one port ("" when they can, or either is absent)."""
+    if not authored or not owner:
+        return ""
+    try:
+        conversion(authored, owner)
+    except UnitError as exc:
+        return str(exc)
+    return ""
 
 
 class PortWriteError(ValueError):
@@ -61,13 +72,14 @@ class PortRegistry:
             decl = decl_by_key.get(info.key)
             if decl is not None:
                 unit = info.unit or decl.unit
-                if decl.unit and info.unit and not compatible(decl.unit, info.unit):
-                    diags.append(Diagnostic("error", "port-unit-mismatch",
-                                            f"{info.key}: authored unit '{decl.unit}' is incompatible with {info.source} unit '{info.unit}'",
-                                            path=info.prim_path, source="ports"))
-                live, carries, problem = resolve(decl.type, info.type, info.direction)
+                problem = _unit_problem(decl.unit, info.unit)
                 if problem:
-                    diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {problem}",
+                    diags.append(Diagnostic("error", "port-unit-mismatch",
+                                            f"{info.key}: authored unit '{decl.unit}' does not fit the {info.source} "
+                                            f"unit '{info.unit}': {problem}", path=info.prim_path, source="ports"))
+                live, carries, type_problem = resolve(decl.type, info.type, info.direction)
+                if type_problem:
+                    diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {type_problem}",
                                             path=info.prim_path, source="ports"))
                 info = PortInfo(info.prim_path, info.name, info.direction, live, unit,
                                 info.minimum if info.minimum is not None else decl.minimum,

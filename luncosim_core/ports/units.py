@@ -56,8 +56,11 @@ def parse(unit: str) -> pint.Unit | None:
 def conversion(src: str | None, dst: str | None) -> tuple[float, float]:
     """``(scale, offset)`` with ``dst_value = src_value * scale + offset``.
 
-    No unit on either side: identity. Incompatible: :class:`UnitError`.
+    No unit on either side, or the same unit string on both (labels pint does not know, such as
+    ``bool`` or ``cells``, included): identity. Incompatible: :class:`UnitError`.
     """
+    if normalize(src) == normalize(dst):
+        return 1.0, 0.0
     a = parse(src or "")
     b = parse(dst or "")
     if a is None or b is None:

@@ -37,7 +37,7 @@ PORT_ALIASES = {
 }
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
-SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification")
+SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport")

@@ -7,8 +7,11 @@ are fenced by source revision: a result for a source that changed meanwhile is d
 
 Ports: every declared ``inputs:<name>`` that is a model input is a writable input (or a wire
 sink); one that names a model parameter is a parameter port (a write applies at the next
-communication point); every declared ``outputs:<name>`` must be a model output (the public-output
-rule: undeclared model variables are never ports). Inputs that are pending (no sample yet) keep
+communication point); every declared ``outputs:<name>`` must be a model output. An undeclared
+model output that a wire reads is published as an implicit public output (see
+:mod:`luncosim_core.ports.surface`); other model variables are never ports. On a prim that is also
+a rigid body, ``inputs:`` naming the body's force, torque, mass, inertia or centre of mass belong to
+the physics body, not to the model. Inputs that are pending (no sample yet) keep
 the model from stepping: it never runs on invented values.
 """
 
@@ -25,6 +28,7 @@ from pxr import Sdf
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.ports.model import PortInfo, port_key
+from luncosim_core.ports.surface import RIGID_BODY_INPUTS, is_rigid_body
 
 _EXECUTOR: ThreadPoolExecutor | None = None
 _CACHE: dict[tuple, Future] = {}
@@ -65,6 +69,11 @@ def _anchor_of(attr) -> str | None:
     return None
 
 
+def _model_name(port: str) -> str:
+    """The model variable behind a port name (``outputs:force_y`` -> ``force_y``)."""
+    return port.partition(":")[2] if port.startswith("outputs:") else port
+
+
 class ModelicaProgram:
     """One Modelica/FMU program prim stepping at its communication period."""
 
@@ -81,10 +90,14 @@ class ModelicaProgram:
         self.declared_out: dict[str, str] = {}
         self.declared_arrays: dict[str, tuple[str, str, tuple[float, ...] | None]] = {}  # name -> (ns, unit, values)
         self._authored_type: dict[str, str] = {}  # a port's type until the model types it
+        self.implicit_out: tuple[str, ...] = ()  # undeclared model outputs that wires read
+        body = is_rigid_body(prim)
         for attr in prim.GetAttributes():
             ns, _, name = attr.GetName().partition(":")
             if ns not in ("inputs", "outputs") or not name:
                 continue
+            if body and ns == "inputs" and name in RIGID_BODY_INPUTS:
+                continue  # the body's own physics sink (force, mass, inertia, com), not a model input
             unit = str((attr.GetCustomData() or {}).get("unit", ""))
             self._authored_type[name] = str(attr.GetTypeName().scalarType)
             if attr.GetTypeName().isArray:  # element ports name[1], name[2], ... once the model is known
@@ -118,11 +131,18 @@ class ModelicaProgram:
         if self.is_fmu:
             self._open_fmu()
         else:
-            roots = (sim.roots.lunco_root / "models",) if sim.roots is not None else ()
-            self.future = compile_async(self.source_path, self.text, roots)
-            self._library_roots = roots
+            self._library_roots = self.library_roots(sim)
+            self.future = self.start_compile(sim)
+
+    def start_compile(self, sim) -> Future:
+        """Compile off the simulation thread (a Future of a CompiledModel)."""
+        return compile_async(self.source_path, self.text, self._library_roots)
 
     # -- sources ---------------------------------------------------------------------------
+    def library_roots(self, sim) -> tuple[Path, ...]:
+        """Folders of top-level Modelica packages the source may use (besides the bundled one)."""
+        return (sim.roots.lunco_root / "models",) if sim.roots is not None else ()
+
     def _read_source(self, prim) -> tuple[Path | None, str, bool]:
         code = prim.GetAttribute("info:sourceCode")
         asset = prim.GetAttribute("info:sourceAsset")
@@ -311,6 +331,11 @@ class ModelicaProgram:
             except Exception:
                 pass
 
+    def wire_demand(self, names: frozenset[str], implicit: frozenset[str] = frozenset()) -> None:
+        """Outputs wires read from this prim; ``implicit``: the undeclared model outputs among them
+        (port names; ``outputs:<name>`` where the bare name is also an input of the prim)."""
+        self.implicit_out = tuple(sorted(n for n in implicit if n not in self.declared_out))
+
     def port_infos(self) -> list[tuple[PortInfo, float]]:
         """Declared ports, typed by the model once it is compiled (units from the model)."""
         out: list[tuple[PortInfo, float]] = []
@@ -331,6 +356,14 @@ class ModelicaProgram:
             out.append((PortInfo(self.prim_path, name, "out", var.type if var else self._authored_type.get(name, "double"), (var.unit if var and var.unit else unit) or "",
                                  var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
                                  False, True, (var.description or "") if var else ""), math.nan))
+        for name in self.implicit_out:
+            var = iface.output(_model_name(name)) if iface is not None else None
+            if iface is not None and var is None:
+                continue  # not an output of the compiled model: the wire reports itself broken
+            out.append((PortInfo(self.prim_path, name, "out", "double", var.unit or "" if var else "",
+                                 var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
+                                 False, False, "implicit public output: " + ((var.description or "") if var else "")),
+                        math.nan))
         return out
 
     def step(self, sim) -> None:
@@ -366,10 +399,11 @@ class ModelicaProgram:
         p.set_inputs(inputs)
         p.step()
         outs = p.outputs()
-        for name in self.declared_out:
+        for name in (*self.declared_out, *self.implicit_out):
             i = reg.index.get(port_key(self.prim_path, name))
-            if i is not None and name in outs:
-                reg.values[i] = outs[name]
+            var = _model_name(name)
+            if i is not None and var in outs:
+                reg.values[i] = outs[var]
 
     def _keep_clock(self, p, now: int) -> None:
         """Step at the scene's time: a participant that has not stepped yet starts at the current

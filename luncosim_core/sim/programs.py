@@ -6,51 +6,34 @@ The language of a program follows its source: ``.mo`` / inline Modelica -> a Mod
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from pxr import Sdf
+from luncosim_core.usd.programs import is_program_prim, program_language
+
+__all__ = ["program_language", "program_participants", "program_prims"]
 
 if TYPE_CHECKING:
     from luncosim_core.sim.simulation import Simulation
 
-_MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
-
 
 def program_prims(stage) -> list:
     """Prims that carry a program: by applied schema or by source attributes, in path order."""
-    out = []
-    for prim in stage.Traverse():
-        if "LunCoProgramAPI" in prim.GetAppliedSchemas() or prim.HasAttribute("info:sourceAsset") or prim.HasAttribute("info:sourceCode"):
-            out.append(prim)
-    return out
-
-
-def program_language(prim) -> str:
-    """``modelica``, ``fmu``, ``rhai`` or "" (unknown / no source)."""
-    asset = prim.GetAttribute("info:sourceAsset")
-    if asset and asset.HasAuthoredValue():
-        value = asset.Get()
-        text = value.path if isinstance(value, Sdf.AssetPath) else str(value)
-        suffix = text.rsplit(".", 1)[-1].lower() if "." in text else ""
-        return {"mo": "modelica", "fmu": "fmu", "rhai": "rhai"}.get(suffix, "")
-    code = prim.GetAttribute("info:sourceCode")
-    if code and code.HasAuthoredValue():
-        lang = prim.GetAttribute("info:sourceCode:language")
-        if lang and lang.HasAuthoredValue():
-            return str(lang.Get()).lower()
-        return "modelica" if _MODELICA_RE.search(str(code.Get())) else "rhai"
-    return ""
+    return [prim for prim in stage.Traverse() if is_program_prim(prim)]
 
 
 def program_participants(sim: Simulation) -> list:
     """One participant per program prim whose engine is available, ordered by prim path."""
+    from luncosim_core.sim.environment_probe import probe_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
+    from luncosim_core.sim.program_network import network_participants
+    from luncosim_core.sim.scene_sun import scene_sun_participants
 
-    parts = []
+    parts, members = network_participants(sim)  # network members run inside their network's model
     for prim in program_prims(sim.stage):
-        if program_language(prim) in ("modelica", "fmu"):
+        if program_language(prim) in ("modelica", "fmu") and str(prim.GetPath()) not in members:
             parts.append(ModelicaProgram(sim, prim))
+    parts.extend(probe_participants(sim))
+    parts.extend(scene_sun_participants(sim))
     try:
         from luncosim_core.scripting.scenario import scenario_participants
     except ImportError:

@@ -16,6 +16,7 @@ from luncosim_core.api.commands import (
 )
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import port_key
+from luncosim_core.usd.schemas import applied_schemas
 
 
 def answer_query(sim, q: Query) -> CommandResult:
@@ -69,7 +70,7 @@ def _query_prim(sim, q: QueryUsdPrim) -> CommandResult:
         attrs[attr.GetName()] = _plain(value)
     pose = world_pose(sim, q.path)
     return CommandResult(True, {
-        "path": q.path, "type": prim.GetTypeName(), "schemas": list(prim.GetAppliedSchemas()),
+        "path": q.path, "type": prim.GetTypeName(), "schemas": applied_schemas(prim),
         "attributes": attrs, "position": pose[0], "orientation": pose[1],
         "children": [c.GetName() for c in prim.GetChildren()],
     })

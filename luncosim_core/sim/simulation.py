@@ -30,6 +30,7 @@ from luncosim_core.api.commands import (
     CommandResult,
     Query,
     ReleasePorts,
+    SetEnvironmentLight,
     SetPorts,
 )
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
@@ -42,6 +43,8 @@ from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.sim.attachments import execute_attachment
+from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
+from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
@@ -79,6 +82,7 @@ class Simulation:
         self.world: PhysicsWorld | None = None
         self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
+        self.environment = EnvironmentState()  # runtime-only environment changes (SetEnvironmentLight)
         self.build()
 
     # ------------------------------------------------------------------ building
@@ -118,15 +122,20 @@ class Simulation:
         decls, decl_diags = read_declarations(self.stage)
         diags += decl_diags
         declared = {f"{d.prim_path}.{d.attribute}": d for d in decls}
-        wires = read_wires(self.stage, declared)
-        backend: list[tuple[PortInfo, float]] = []
+        wires = read_wires(self.stage, declared, strict=ports_policy(self.roots).strict_public_outputs)
+        command_decls, backend = command_surface_ports(self.stage, set(declared))
+        decls += command_decls
         for spec in self.world.port_specs():
             readable = spec.direction == "out" or spec.name in ("angle", "displacement")
             initial = self.world.read_port(spec.prim_path, spec.name) if readable else math.nan
             backend.append((PortInfo(spec.prim_path, spec.name, spec.direction, spec.type, spec.unit, None, None,
                                      "physics", "physics" if not spec.writable else "user", spec.writable, False,
                                      spec.description), initial))
+        demand, implicit = wire_demand(wires), wire_demand(wires, implicit_only=True)
         for part in self.participants:
+            tell = getattr(part, "wire_demand", None)
+            if tell is not None:  # which outputs wires read (implicit outputs, probe values)
+                tell(demand.get(part.prim_path, frozenset()), implicit.get(part.prim_path, frozenset()))
             backend += part.port_infos()
         self.registry = PortRegistry()
         wired = {w.sink_key: w.source_key for w in wires if not w.broken}
@@ -280,6 +289,8 @@ class Simulation:
             self.registry.hold(writes)
             self.trace.record(cmd, tick, seq, [(self.registry.infos[i], v) for i, v in writes])
             return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
+        if isinstance(cmd, SetEnvironmentLight):
+            return set_environment_light(self, cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)

@@ -21,12 +21,15 @@ COMPOSITION_POLICIES = ("allow_partial", "reject_scene")
 
 # table -> key -> accepted python types
 _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
-    "": {"name": (str,), "version": (str,), "description": (str,), "usd": (dict,)},
+    "": {"name": (str,), "version": (str,), "description": (str,), "usd": (dict,), "ports": (dict,)},
     "usd": {
         "default_scene": (str,),
         "runtime_persistence": (bool,),
         "scenes": (list,),
         "composition_policy": (str,),
+    },
+    "ports": {
+        "strict_public_outputs": (bool,),
     },
 }
 
@@ -47,6 +50,7 @@ class TwinManifest:
     runtime_persistence: bool = False
     scenes: tuple[str, ...] = ()
     composition_policy: str = "allow_partial"
+    strict_public_outputs: bool = False  # [ports]: refuse wires to undeclared model outputs
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -135,6 +139,11 @@ def load_manifest(path: str | Path) -> TwinManifest:
         check_table("usd", usd)
     else:
         usd = {}
+    ports = data.get("ports", {})
+    if isinstance(ports, dict):
+        check_table("ports", ports)
+    else:
+        ports = {}
 
     scenes = usd.get("scenes", [])
     if isinstance(scenes, list) and not all(isinstance(s, str) for s in scenes):
@@ -183,4 +192,5 @@ def load_manifest(path: str | Path) -> TwinManifest:
         runtime_persistence=bool(usd.get("runtime_persistence", False)),
         scenes=tuple(scenes) if isinstance(scenes, list) else (),
         composition_policy=str(policy),
+        strict_public_outputs=ports.get("strict_public_outputs") is True,
     )

@@ -1,0 +1,67 @@
+"""The compile server's child process: front-end requests on stdin, results on stdout.
+
+Started by :class:`luncosim_core.modelica.compile_server.CompileServer`. The protocol stream is a
+private copy of the original stdout; file descriptor 1 is pointed at stderr so that anything the
+native compiler prints cannot corrupt it. The address space is limited to
+``LUNCOSIM_COMPILE_MEMORY_MB`` so runaway memory ends in an allocation failure here, not in the
+machine swapping.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _limit_memory() -> None:
+    mb = os.environ.get("LUNCOSIM_COMPILE_MEMORY_MB")
+    if not mb:
+        return
+    try:
+        import resource
+
+        limit = int(mb) * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def main() -> int:
+    proto_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    proto_in = sys.stdin.buffer
+    _limit_memory()
+    from luncosim_core.modelica.compile_server import read_message, write_message
+    from luncosim_core.modelica.frontend import FrontResult, SessionCache, error, front_end
+    from luncosim_core.modelica.input_defaults import LibraryOverlay
+
+    sessions = SessionCache()
+    overlay = LibraryOverlay()
+    try:
+        while True:
+            request = read_message(proto_in)
+            if request is None:
+                return 0
+            layer = str(request.get("layer", "<source>"))
+            try:
+                result = front_end(request["source_text"], request.get("model_name"), layer, request.get("path"),
+                                   tuple(request.get("roots", ())), sessions=sessions, overlay=overlay)
+            except MemoryError:
+                sessions = SessionCache()
+                result = FrontResult(False, diagnostics=(error(
+                    "modelica.compiler_memory", "the Modelica compiler ran out of memory on this model "
+                    f"(limit {os.environ.get('LUNCOSIM_COMPILE_MEMORY_MB', '?')} MB)", layer),))
+            except Exception as exc:  # noqa: BLE001 - report, keep serving
+                result = FrontResult(False, diagnostics=(error(
+                    "modelica.compile", f"the Modelica front end failed: {type(exc).__name__}: {exc}", layer),))
+            write_message(proto_out, result)
+    finally:
+        overlay.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,247 @@
+"""Generate one Modelica model from a component network (a ``CollectionAPI:components`` scope).
+
+Members are compiled together, not one by one (a turbopump and its combustion chamber are not
+balanced alone): each member is an instance of the class its ``.mo`` source declares, with
+
+* unwired ``inputs:`` constants as modifications (``Battery battery(capacity = 2.0)``),
+* ``connectors:`` wires between members as ``connect()`` equations,
+* an ``inputs:`` wired from another member's output, or from the scope's boundary input (directly,
+  or from the same source a boundary input reads), as an equation,
+
+and the generated model declares the scope's ``inputs:`` as ``input Real``, each ``outputs:X``
+connected to a member output as ``output Real X = member.y``, and every output a member declares
+(and its class has) as ``output Real __member_<instance>_<name>``
+(:func:`luncosim_core.usd.networks.member_output_alias`). A member with acausal connectors that
+nothing connects is an installed but unwired part: it is left out, with what it published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pxr import Usd
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.modelica.program_outputs import program_source
+from luncosim_core.modelica.source_text import guess_model_name
+from luncosim_core.usd.networks import (
+    identifier,
+    instance_name,
+    member_output_alias,
+    path_identifier,
+)
+
+
+@dataclass
+class NetworkMember:
+    path: str
+    source: Path | None
+    class_name: str
+    constants: dict[str, float] = field(default_factory=dict)
+    connectors: dict[str, list[str]] = field(default_factory=dict)  # connector -> target "prim.connectors:x"
+    declared_connectors: set[str] = field(default_factory=set)
+    inputs: dict[str, str] = field(default_factory=dict)  # input -> source "prim.ns:name"
+    outputs: list[str] = field(default_factory=list)  # declared outputs:
+
+
+@dataclass
+class Network:
+    root: str
+    members: list[NetworkMember]
+    inputs: list[str]  # boundary inputs (the scope's inputs:)
+    input_sources: dict[str, str]  # boundary input -> its wire source
+    outputs: dict[str, tuple[str, str]]  # scope output -> (member path, member output)
+    omitted: list[str]
+    problems: list[Diagnostic]
+    period: float | None = None
+
+    @property
+    def model_name(self) -> str:
+        return "Network_" + path_identifier(self.root.strip("/"))
+
+
+def _error(path: str, message: str) -> Diagnostic:
+    return Diagnostic("error", "network-invalid", message, path=path, source="modelica")
+
+
+def read_network(stage: Usd.Stage, root: str, members: list[str], roots) -> Network:
+    """The network rooted at ``root`` with its Modelica program ``members`` (see the module doc)."""
+    problems: list[Diagnostic] = []
+    out: list[NetworkMember] = []
+    periods: list[float] = []
+    for path in members:
+        prim = stage.GetPrimAtPath(path)
+        source, _text = program_source(prim, roots)
+        if source is None:
+            problems.append(_error(path, f"network member {path}: its info:sourceAsset does not resolve to a file"))
+            continue
+        sub = prim.GetAttribute("info:sourceAsset:subIdentifier")
+        cls = str(sub.Get()) if sub and sub.HasAuthoredValue() and sub.Get() else None
+        if cls is None:
+            try:
+                cls = guess_model_name(source.read_text(encoding="utf-8"), source)
+            except OSError as exc:
+                problems.append(_error(path, f"network member {path}: cannot read {source}: {exc}"))
+                continue
+        m = NetworkMember(path, source, cls or source.stem)
+        per = prim.GetAttribute("lunco:program:communicationPeriod")
+        if per and per.HasAuthoredValue():
+            periods.append(float(per.Get()))
+        for attr in prim.GetAttributes():
+            name = attr.GetName()
+            ns, _, bare = name.partition(":")
+            if ns == "connectors":
+                m.declared_connectors.add(bare)
+                targets = [str(t) for t in attr.GetConnections()]
+                if targets:
+                    m.connectors[bare] = targets
+            elif ns == "inputs":
+                targets = [str(t) for t in attr.GetConnections()]
+                if len(targets) > 1:
+                    problems.append(_error(f"{path}.{name}", f"{path}.{name}: a scalar Modelica input takes at most one "
+                                           "connection"))
+                elif targets:
+                    m.inputs[bare] = targets[0]
+                elif attr.HasAuthoredValue():
+                    value = attr.Get()
+                    if isinstance(value, bool):
+                        value = 1.0 if value else 0.0
+                    if isinstance(value, (int, float)) and float(value) == float(value) and abs(float(value)) != float("inf"):
+                        m.constants[bare] = float(value)
+                    elif isinstance(value, (int, float)):
+                        problems.append(_error(f"{path}.{name}", f"{path}.{name} = {value} is not a finite number"))
+            elif ns == "outputs":
+                m.outputs.append(bare)
+        out.append(m)
+    # installed but unwired parts: declared connectors, none connected either way
+    connected = set()
+    for m in out:
+        for targets in m.connectors.values():
+            for t in targets:
+                prim_path, sep, _ = t.partition(".connectors:")
+                if sep:
+                    connected.update((m.path, prim_path))
+    omitted = [m.path for m in out if m.declared_connectors and m.path not in connected]
+    out = [m for m in out if m.path not in omitted]
+    scope = stage.GetPrimAtPath(root)
+    inputs, input_sources, outputs = [], {}, {}
+    for attr in scope.GetAttributes():
+        name = attr.GetName()
+        ns, _, bare = name.partition(":")
+        conns = [str(t) for t in attr.GetConnections()]
+        if ns == "inputs":
+            inputs.append(bare)
+            if len(conns) == 1:
+                input_sources[bare] = conns[0]
+        elif ns == "outputs":
+            if len(conns) != 1:
+                problems.append(_error(f"{root}.{name}", f"{root}.{name}: a network output needs exactly one member "
+                                       "output as its source"))
+                continue
+            src_prim, sep, src_out = conns[0].partition(".outputs:")
+            if src_prim in omitted:
+                continue  # published by an unwired part that is not in the network
+            if not sep or src_prim not in {m.path for m in out}:
+                problems.append(_error(f"{root}.{name}", f"{root}.{name} reads {conns[0]}, which is not an output of "
+                                       "a member of this network"))
+                continue
+            outputs[bare] = (src_prim, src_out)
+    member_paths = {m.path for m in out}
+    boundary_by_source = {src: name for name, src in input_sources.items()}
+    for m in out:
+        for conn, targets in m.connectors.items():
+            for t in targets:
+                prim_path, sep, tconn = t.partition(".connectors:")
+                if not sep or prim_path not in member_paths:
+                    problems.append(_error(f"{m.path}.connectors:{conn}", f"{m.path}.connectors:{conn} connects to {t}, "
+                                           "outside this network"))
+        for name, src in m.inputs.items():
+            src_prim, sep, src_port = src.partition(".")
+            if src_prim == root and src_port.startswith("inputs:"):
+                continue
+            if src in boundary_by_source:
+                continue
+            if src_prim in member_paths and src_port.startswith("outputs:"):
+                continue
+            problems.append(_error(f"{m.path}.inputs:{name}", f"{m.path}.inputs:{name} reads {src}: a network member's "
+                                   f"input must come from a member output or a boundary input of {root}"))
+    period = min(periods) if periods else None
+    return Network(root, out, inputs, input_sources, outputs, omitted, problems, period)
+
+
+def generate(network: Network, member_outputs: Callable[[NetworkMember], frozenset[str] | None]) -> tuple[str, dict[str, tuple[str, str]]]:
+    """``(Modelica text, {alias: (member path, output)})`` of the generated model.
+
+    ``member_outputs(member)`` gives the outputs of a member's class (None: unknown, every declared
+    output is trusted).
+    """
+    root = network.root
+    names = {m.path: instance_name(root, m.path) for m in network.members}
+    boundary_by_source = {src: name for name, src in network.input_sources.items()}
+    aliases: dict[str, tuple[str, str]] = {}
+    for m in network.members:
+        have = member_outputs(m)
+        for o in m.outputs:
+            if have is None or o in have:
+                aliases[member_output_alias(root, m.path, o)] = (m.path, o)
+    lines = [f"model {network.model_name} \"Generated from the component network {root}\""]
+    for name in network.inputs:
+        lines.append(f"  input Real {identifier(name)};")
+    for name in network.outputs:
+        lines.append(f"  output Real {identifier(name)};")
+    for alias in aliases:
+        lines.append(f"  output Real {alias};")
+    for m in network.members:
+        mods = ", ".join(f"{identifier(k)} = {_number(v)}" for k, v in sorted(m.constants.items()))
+        lines.append(f"  {m.class_name} {names[m.path]}{f'({mods})' if mods else ''} \"USD: {m.path}\";")
+    lines.append("equation")
+    edges = set()
+    for m in network.members:
+        for conn, targets in sorted(m.connectors.items()):
+            for t in targets:
+                prim_path, _, tconn = t.partition(".connectors:")
+                if prim_path not in names:
+                    continue
+                a, b = f"{names[m.path]}.{identifier(conn)}", f"{names[prim_path]}.{identifier(tconn)}"
+                edge = (min(a, b), max(a, b))
+                if edge not in edges:
+                    edges.add(edge)
+                    lines.append(f"  connect({edge[0]}, {edge[1]});")
+        for name, src in sorted(m.inputs.items()):
+            src_prim, _, src_port = src.partition(".")
+            if src_prim == root and src_port.startswith("inputs:"):
+                rhs = identifier(src_port.partition(":")[2])
+            elif src in boundary_by_source:
+                rhs = identifier(boundary_by_source[src])
+            elif src_prim in names and src_port.startswith("outputs:"):
+                rhs = f"{names[src_prim]}.{identifier(src_port.partition(':')[2])}"
+            else:
+                continue
+            lines.append(f"  {names[m.path]}.{identifier(name)} = {rhs};")
+    for name, (member, out) in network.outputs.items():
+        lines.append(f"  {identifier(name)} = {names[member]}.{identifier(out)};")
+    for alias, (member, out) in aliases.items():
+        lines.append(f"  {alias} = {names[member]}.{identifier(out)};")
+    lines.append(f"end {network.model_name};")
+    return "\n".join(lines) + "\n", aliases
+
+
+def _number(v: float) -> str:
+    return repr(float(v))
+
+
+def network_library_roots(network: Network) -> list[Path]:
+    """Folders that make every member's class resolvable: each source's outermost package parent,
+    or its own folder for a file outside any package."""
+    from luncosim_core.modelica.compiler import _package_root
+
+    out: list[Path] = []
+    for m in network.members:
+        if m.source is None:
+            continue
+        root = _package_root(m.source.resolve()) or m.source.resolve().parent
+        if root not in out:
+            out.append(root)
+    return out
