@@ -42,8 +42,8 @@ from luncosim_core.ports.declarations import connector_diagnostics, read_declara
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
-from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
+from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
