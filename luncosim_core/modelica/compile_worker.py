@@ -29,6 +29,15 @@ def _limit_memory() -> None:
         pass
 
 
+_OOM_HINTS = ("failed to map segment", "cannot allocate memory", "bad_alloc", "out of memory")
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """An error that is the memory limit speaking (a library that could not even be loaded)."""
+    text = str(exc).lower()
+    return any(h in text for h in _OOM_HINTS)
+
+
 def main() -> int:
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -50,14 +59,16 @@ def main() -> int:
             try:
                 result = front_end(request["source_text"], request.get("model_name"), layer, request.get("path"),
                                    tuple(request.get("roots", ())), sessions=sessions, overlay=overlay)
-            except MemoryError:
+            except Exception as exc:  # noqa: BLE001 - report, keep serving
+                if not isinstance(exc, MemoryError) and not _out_of_memory(exc):
+                    result = FrontResult(False, diagnostics=(error(
+                        "modelica.compile", f"the Modelica front end failed: {type(exc).__name__}: {exc}", layer),))
+                    write_message(proto_out, result)
+                    continue
                 sessions = SessionCache()
                 result = FrontResult(False, diagnostics=(error(
                     "modelica.compiler_memory", "the Modelica compiler ran out of memory on this model "
                     f"(limit {os.environ.get('LUNCOSIM_COMPILE_MEMORY_MB', '?')} MB)", layer),))
-            except Exception as exc:  # noqa: BLE001 - report, keep serving
-                result = FrontResult(False, diagnostics=(error(
-                    "modelica.compile", f"the Modelica front end failed: {type(exc).__name__}: {exc}", layer),))
             write_message(proto_out, result)
     finally:
         overlay.close()
