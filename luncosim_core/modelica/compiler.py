@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
@@ -242,27 +242,12 @@ def compile_model(
             file, line, col = at(entries[0].get("provenance") if isinstance(entries[0], dict) else None)
             diags.append(_error(
                 "modelica.unsupported.events",
-                f"{what} is not supported by the fixed-step stepper (use noEvent/if "
-                f"expressions, or run the model as an FMU)", file, line, col, table=table))
+                f"{what} is not supported by the stepper (run the model as an FMU)",
+                file, line, col, table=table))
     if diags:
         return CompiledModel(False, tuple(diags), **base)
-    notes = []
-    crossings = [e for key in ("roots", "time_events") for e in storage.get(key) or []]
-    if crossings:
-        first = crossings[0]
-        prov = first.get("provenance") or next(
-            (v.get("provenance") for v in first.values() if isinstance(v, dict)), None)
-        file, line, col = at(prov)
-        notes.append(Diagnostic(
-            "info", "modelica.events.unlocated",
-            f"{len(crossings)} if-condition crossing(s) are evaluated at every substep without "
-            "locating the crossing time (fixed-step semantics)", layer=file, line=line,
-            column=col, source="modelica"))
     with CASADI_LOCK:
-        result = _finish(model, dae, storage, files, at, layer, base, _class_header(source_text))
-    if notes and result.ok:
-        result = replace(result, diagnostics=result.diagnostics + tuple(notes))
-    return result
+        return _finish(model, dae, storage, files, at, layer, base, _class_header(source_text))
 
 
 def _finish(model: object, dae: dict, storage: dict, files: dict, at: object, layer: str,
@@ -274,7 +259,7 @@ def _finish(model: object, dae: dict, storage: dict, files: dict, at: object, la
         file, line, col = layer, None, None
         if exc.span is not None and exc.source in files:
             file, line, col = at({"span": {"source": exc.source, "start": exc.span[0]}})
-        return CompiledModel(False, (_error("modelica.unsupported", str(exc), file, line, col),), **base)
+        return CompiledModel(False, (_error(exc.code, str(exc), file, line, col),), **base)
     except Exception as exc:  # noqa: BLE001 - an IR shape this translator does not know
         return CompiledModel(False, (_error("modelica.unsupported", f"cannot translate the DAE: {exc!r}", layer),), **base)
     try:
