@@ -100,41 +100,64 @@ class _Point:
         return out
 
 
+def _one_substep(num: Numerics, sym) -> ca.Function:
+    """One Dormand–Prince substep as a function, called symbolically ``N`` times per period:
+    ``(x, k1, t, hs, t1, u, p, wg, d, c, mag, s0) -> (x1, k7, z7, err, cross, k)`` with ``k1``
+    the derivative at ``(x, t)`` (first same as last), ``t1 = t + hs`` exactly, ``s0`` the kink
+    signs at the start of the period and ``k`` the seven stages (dense output)."""
+    key = ("dopri_one", 0)
+    if key not in num._cache:
+        nx, nz = num.n_x, num.n_z
+        xm, um, pm, tm, wg, dm, cm, mag = num.sym_args(
+            sym, ("wg", nx + nz), ("d", num.n_d), ("c", num.n_c), ("mag", nx))
+        k1m, hs, t1m = sym.sym("k1", nx), sym.sym("hs"), sym.sym("t1")
+        s0m = sym.sym("s0", len(num.system.kinks))
+        vals = num.values_function()
+        mon = _Point(num, um, pm, dm, cm)
+        mon.s0 = s0m
+        ks = [k1m]
+        xs, z, cross = xm, None, sym(0.0)
+        for i in range(1, 7):
+            xs = xm + hs * sum(a * ks[j] for j, a in enumerate(_A[i]) if a != 0.0)
+            ts = tm + _C[i] * hs if i < 6 else t1m
+            k, z = vals(xs, um, pm, ts, wg, dm, cm)
+            ks.append(k)
+            cross = cross + mon.changed(xs, z, ts)
+        err = sym(0.0)
+        if nx:
+            e = hs * sum(c * ks[j] for j, c in enumerate(_E) if c != 0.0)
+            scale = ATOL + RTOL * ca.fmax(ca.fmax(ca.fabs(xm), ca.fabs(xs)), mag)
+            err = ca.mmax(ca.fabs(e) / scale)
+        num._cache[key] = ca.Function(
+            "dopri_one", [xm, k1m, tm, hs, t1m, um, pm, wg, dm, cm, mag, s0m],
+            [xs, ks[6], z, err, cross, ca.vertcat(*ks)])
+    return num._cache[key]
+
+
 def _dopri(num: Numerics, sym, substeps: int, with_stages: bool = False) -> ca.Function:
     nx, nz = num.n_x, num.n_z
     xm, um, pm, tm, hm, wg, dm, cm, mag = num.sym_args(
         sym, ("h", 1), ("wg", nx + nz), ("d", num.n_d), ("c", num.n_c), ("mag", nx))
-    vals = num.values_function()
+    one = _one_substep(num, sym)
     mon = _Point(num, um, pm, dm, cm)
-
-    def f(xx, tt):
-        return vals(xx, um, pm, tt, wg, dm, cm)
-
     x, t, hs = xm, tm, hm / substeps
-    k1, z = f(x, t)
+    k1, z = num.values_function()(x, um, pm, t, wg, dm, cm)
     cross = sym(0.0) + mon.start(x, z, t)
+    s0 = mon.s0 if mon.s0 is not None else sym(0, 1)
     err = sym(0.0)
-    ks: list = []
+    k = None
     for n in range(substeps):
-        ks = [k1]
-        xs = x
-        for i in range(1, 7):
-            xs = x + hs * sum(a * ks[j] for j, a in enumerate(_A[i]) if a != 0.0)
-            ts = t + _C[i] * hs if i < 6 else tm + hm * (n + 1) / substeps
-            k, z = f(xs, ts)
-            ks.append(k)
-            cross = cross + mon.changed(xs, z, ts)
-        if nx:
-            e = hs * sum(c * ks[j] for j, c in enumerate(_E) if c != 0.0)
-            scale = ATOL + RTOL * ca.fmax(ca.fmax(ca.fabs(x), ca.fabs(xs)), mag)
-            err = ca.fmax(err, ca.mmax(ca.fabs(e) / scale))
-        x, t, k1 = xs, tm + hm * (n + 1) / substeps, ks[6]
+        t1 = tm + hm * (n + 1) / substeps
+        x, k1, z, e, cr, k = one(x, k1, t, hs, t1, um, pm, wg, dm, cm, mag, s0)
+        err = ca.fmax(err, e)
+        cross = cross + cr
+        t = t1
     xdot1, z1 = k1, z
     rinf = _residual_inf(num, sym, x, um, pm, tm + hm, xdot1, z1, dm, cm)
     outs = [x, xdot1, z1, rinf, err, cross]
     names = ["x1", "xdot1", "z1", "rinf", "err", "cross"]
     if with_stages:
-        outs.append(ca.vertcat(*ks))
+        outs.append(k)
         names.append("k")
     return ca.Function(f"dopri{substeps}", [xm, um, pm, tm, hm, wg, dm, cm, mag], outs,
                        ["x", "u", "p", "t", "h", "wg", "d", "c", "mag"], names)

@@ -54,6 +54,7 @@ _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
 _DOPRI_STABLE = 3.0  # |lambda| * h kept for Dormand–Prince (real-axis limit ~3.3)
 _STEP_DOWN_AFTER = 30  # periods with a small predicted error before using fewer substeps
 _MAX_KINKS = 16  # kink locations per period (they only improve accuracy)
+_DENSE_SPAN = 1e-7  # s: below this the dense output is trusted for the state at a switch
 ZENO_SPAN = 1e-6  # s: this many seconds holding _ZENO_COUNT state events is Zeno / chattering
 _ZENO_COUNT = 10
 _RUNGS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
@@ -350,6 +351,8 @@ class Stepper:
         self._wg[nx:] = self.z
         while True:
             self._eval()
+            if self._cross[0] > 0:  # a switch inside the period: locate it (no substep raise)
+                return self._advance_events(t0, t1)
             if self._rinf[0] > _NEWTON_TOL:
                 self._retry_newton()
             if self.method != "dopri":
@@ -359,8 +362,6 @@ class Stepper:
                 break
             if not self._raise_substeps(err):
                 break
-        if self._cross[0] > 0:
-            return self._advance_events(t0, t1)
         return "fast"
 
     def _retry_newton(self) -> None:
@@ -405,6 +406,12 @@ class Stepper:
                                f"{self.period * 1e-9:.3g} s at t={t:.9g} s without meeting the "
                                "error tolerance (a discontinuity the stepper cannot resolve)")
                 h = hh * (0.1 if not math.isfinite(err) else max(0.1, 0.9 * err ** -0.2))
+                if cross > 0 and math.isfinite(err) and not implicit:
+                    # the error comes from a switch inside the step: end the next try just past
+                    # where the (rough) dense output puts it
+                    hi = next((th for th in _GRID if self._changed(st, out, t, hh, th, False)), 1.0)
+                    if hi < 1.0:
+                        h = max(h, hh * hi)
                 continue
             if cross > 0 and (kinks < _MAX_KINKS or self._relation_flip(st, out, t + hh)):
                 theta = self._locate(st, out, t, hh, implicit)
@@ -414,8 +421,11 @@ class Stepper:
                     continue
                 if theta is not None:
                     te = t_end if (last and theta >= 1.0) else t + hh * theta
-                    self._cut(st, out, t, hh, theta, implicit)
+                    switched = self._cut(st, out, t, hh, theta, implicit)
                     t = te
+                    if not switched:  # stopped just short of the switch: look again from here
+                        h = hh * theta
+                        continue
                     tick = last and theta >= 1.0 and t == t_next
                     if self._relation_flip(st, None, t):
                         events += 1
@@ -498,25 +508,33 @@ class Stepper:
         return hi
 
     def _cut(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float, theta: float,
-             implicit: bool) -> None:
-        """Move the working state to the located crossing (just past it): the point where the
-        bisection saw the switch (dense output, or the implicit step of that length)."""
+             implicit: bool) -> bool:
+        """Move the working state to the located crossing (just past it).
+
+        A fresh step of length ``theta * h`` (smooth: it ends at the switch) gives the state.
+        The dense output of the step that straddled the switch is inaccurate across it, so
+        when the fresh step stops short of the switch that shorter step is simply taken (False:
+        no switch yet; the next substep finds it close by). Only within ``_DENSE_SPAN`` of the
+        start is the dense point itself used (it is exact to rounding there)."""
         num = self._num
-        if theta >= 1.0:
-            st["x"] = out["x1"].copy()
-            st["wg"][: num.n_x] = out["xdot1"]
-            st["wg"][num.n_x:] = out["z1"]
-            return
-        if implicit:
-            r = self._substep(st, t, h * theta, True)
-            st["x"] = r["x1"]
-            st["wg"][: num.n_x] = r["xdot1"]
-            st["wg"][num.n_x:] = r["z1"]
-            return
-        d = self._call("dense")(st["x"], out["x1"], out["k"], h, theta, self.u, self.p, t,
-                                st["wg"], st["d"], st["c"])
-        st["x"] = d[0].copy()
-        self._refresh(st, t + h * theta)
+        r = out
+        if theta < 1.0:
+            r = self._substep(st, t, h * theta, implicit)
+            if not implicit and (r["cross"] <= 0 or r["err"] > 1.0):
+                if h * theta > _DENSE_SPAN and r["err"] <= 1.0:
+                    st["x"] = r["x1"].copy()
+                    st["wg"][: num.n_x] = r["xdot1"]
+                    st["wg"][num.n_x:] = r["z1"]
+                    return False
+                d = self._call("dense")(st["x"], out["x1"], out["k"], h, theta, self.u, self.p,
+                                        t, st["wg"], st["d"], st["c"])
+                st["x"] = d[0].copy()
+                self._refresh(st, t + h * theta)
+                return True
+        st["x"] = r["x1"].copy()
+        st["wg"][: num.n_x] = r["xdot1"]
+        st["wg"][num.n_x:] = r["z1"]
+        return True
 
     def _check_zeno(self, st: dict[str, Any], events: int, t0: float, t: float) -> None:
         """Too many state events in this period, or ``_ZENO_COUNT`` of them within
