@@ -320,6 +320,7 @@ class ModelicaParticipant(Stepper):
         np.maximum(self.mag, np.abs(self.x), out=self.mag)
         self.ticks += 1
         self.time = t1
+        self._check_warnings()
         if self.method_requested == "auto":
             self._after_commit(err)
 

@@ -121,6 +121,7 @@ class Stepper:
         self._time_events = sorted(ev.time_events) if ev is not None else []
         self._actions = list(ev.actions) if ev is not None else []
         self._reinit_idx = [i for i, a in enumerate(self._actions) if a.kind == "reinit"]
+        self._warning_idx = [i for i, a in enumerate(self._actions) if a.kind == "warning"]
         self._calls: dict[str, _Call] = {}
 
     def _call(self, key: str) -> _Call:
@@ -323,6 +324,17 @@ class Stepper:
                     f"{where}: {a.message or 'assert()'}", source="modelica"))
             if a.kind == "terminate" and st.get("terminate") is None:
                 st["terminate"] = (t, a.message or "terminate()")
+
+    def _check_warnings(self) -> None:
+        """Warning-level asserts (``noEvent`` conditions: no event) at the communication point."""
+        if not self._warning_idx:
+            return
+        fired = self._call("event")(self.x, self.u, self.p, self.time, self._guess(), self.d,
+                                    self.c, self.cpre, np.zeros(len(self._clocks)),
+                                    np.zeros(2))[5]
+        mask = np.zeros_like(fired)
+        mask[self._warning_idx] = fired[self._warning_idx]
+        self._act(mask, self.time, {})
 
     def _refresh(self, st: dict[str, Any], t: float) -> None:
         """Derivatives and algebraics at the working point (after an event)."""
