@@ -10,7 +10,7 @@
   the DAE with Newton per substep (stiff models).
 
 Every step function has the signature ``(x, u, p, t0, h, w_guess, d, c, mag) -> (x1, xdot1, z1,
-residual_inf, err, cross)``. ``cross`` counts how many held relations (``c``) no longer match
+residual_inf, err, cross, total)`` (``total``: the sum of ``x1``, a one-number finiteness check). ``cross`` counts how many held relations (``c``) no longer match
 their literal value at the start or at any stage point, and how many kinks (``max``/``min``/
 ``abs``/``sign`` arguments) changed sign: a nonzero count sends the period to the event-locating
 path (:mod:`luncosim_core.modelica.stepper`). The single-substep function and the dense output
@@ -154,13 +154,18 @@ def _dopri(num: Numerics, sym, substeps: int, with_stages: bool = False) -> ca.F
         t = t1
     xdot1, z1 = k1, z
     rinf = _residual_inf(num, sym, x, um, pm, tm + hm, xdot1, z1, dm, cm)
-    outs = [x, xdot1, z1, rinf, err, cross]
-    names = ["x1", "xdot1", "z1", "rinf", "err", "cross"]
+    outs = [x, xdot1, z1, rinf, err, cross, _total(x)]
+    names = ["x1", "xdot1", "z1", "rinf", "err", "cross", "total"]
     if with_stages:
         outs.append(k)
         names.append("k")
     return ca.Function(f"dopri{substeps}", [xm, um, pm, tm, hm, wg, dm, cm, mag], outs,
                        ["x", "u", "p", "t", "h", "wg", "d", "c", "mag"], names)
+
+
+def _total(x):
+    """Sum of the new states: not finite exactly when some state is not (one cheap check)."""
+    return ca.sum1(x) if x.numel() else type(x)(0.0)
 
 
 def _residual_inf(num: Numerics, sym, x, u, p, t, xdot, z, d, c):
@@ -194,7 +199,7 @@ def _rk4(num: Numerics, sym, substeps: int) -> ca.Function:
         cross = cross + mon.changed(x, z, t)
     rinf = _residual_inf(num, sym, x, um, pm, t, k1, z, dm, cm)
     return ca.Function(f"rk4_{substeps}", [xm, um, pm, tm, hm, wg, dm, cm, mag],
-                       [x, k1, z, rinf, sym(0.0), cross])
+                       [x, k1, z, rinf, sym(0.0), cross, _total(x)])
 
 
 def implicit_function(num: Numerics, substeps: int) -> ca.Function:
@@ -235,7 +240,7 @@ def _implicit(num: Numerics, substeps: int) -> ca.Function:
     cross = cross + mon.changed(x1, z1, tm + hm)
     rinf = ca.fmax(_residual_inf(num, ca.MX, x1, um, pm, tm + hm, xdot1, z1, dm, cm), be_res)
     return ca.Function(f"implicit{substeps}", [xm, um, pm, tm, hm, wg, dm, cm, mag],
-                       [x1, xdot1, z1, rinf, ca.MX(0.0), cross])
+                       [x1, xdot1, z1, rinf, ca.MX(0.0), cross, _total(x1)])
 
 
 def step_function(num: Numerics, method: str, substeps: int) -> ca.Function:

@@ -116,9 +116,11 @@ class Stepper:
         s = num.system
         ev = s.events
         self._has_events = s.has_events or bool(s.kinks)
+        self._explicit, self._nx = num.explicit, num.n_x
         self._n_cond = ev.conditions.numel() if ev is not None else 0
         self._clocks = list(ev.clocks) if ev is not None else []
         self._time_events = sorted(ev.time_events) if ev is not None else []
+        self._scheduled = bool(self._clocks or self._time_events)
         self._actions = list(ev.actions) if ev is not None else []
         self._reinit_idx = [i for i, a in enumerate(self._actions) if a.kind == "reinit"]
         self._warning_idx = [i for i, a in enumerate(self._actions) if a.kind == "warning"]
@@ -150,9 +152,10 @@ class Stepper:
                                  self.c, self.mag)):
             buf.set_arg(i, memoryview(arr))
         for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf, self._errv,
-                                 self._cross)):
+                                 self._cross, self._total)):
             buf.set_res(i, memoryview(arr))
         self._buffer = buf  # keeps the bound memory alive
+        self._adaptive = method == "dopri"
 
     # -- substep choice ------------------------------------------------------------------
     def _spectral_radius(self, x: np.ndarray) -> float:
@@ -215,6 +218,8 @@ class Stepper:
     def _after_commit(self, err: float) -> None:
         """Step down when the error would stay small; re-measure stiffness a second after a
         raise (a contact spring that opened again)."""
+        if self.substeps == 1 and self._raised_at is None:
+            return
         if self._raised_at is not None and self.ticks - self._raised_at >= round(1 / self.period):
             self._raised_at = None
             if self.method == "implicit":
@@ -355,24 +360,21 @@ class Stepper:
         """Compute the period from the committed state; 'fast' (results in the step buffers)
         or 'events' (results in ``self._work``)."""
         t1 = t0 + self.period
-        if self._has_events and (self._next_scheduled(t0) <= t1 + self._tol(t1)):
+        if self._scheduled and (self._next_scheduled(t0) <= t1 + self._tol(t1)):
             return self._advance_events(t0, t1)
-        nx = self._num.n_x
         self._t[0] = t0
-        self._wg[:nx] = self.xdot
-        self._wg[nx:] = self.z
+        if not self._explicit:  # Newton seeds: the previous point's derivatives and algebraics
+            self._wg[: self._nx] = self.xdot
+            self._wg[self._nx:] = self.z
         while True:
             self._eval()
             if self._cross[0] > 0:  # a switch inside the period: locate it (no substep raise)
                 return self._advance_events(t0, t1)
             if self._rinf[0] > _NEWTON_TOL:
                 self._retry_newton()
-            if self.method != "dopri":
+            if not self._adaptive or self._errv[0] <= 1.0:
                 break
-            err = float(self._errv[0])
-            if err <= 1.0:
-                break
-            if not self._raise_substeps(err):
+            if not self._raise_substeps(float(self._errv[0])):
                 break
         return "fast"
 
