@@ -482,7 +482,7 @@ class Stepper:
                        f"(residual {r[3][0]:.3g})")
         return {"x1": r[0].copy(), "xdot1": r[1].copy(), "z1": r[2].copy(),
                 "err": float(r[4][0]) if np.isfinite(r[4][0]) else math.inf,
-                "cross": float(r[5][0]), "k": r[6].copy()}
+                "cross": float(r[5][0]), "k": r[7].copy()}
 
     def _relation_flip(self, st: dict[str, Any], out: dict[str, Any] | None, t: float) -> bool:
         if not self._num.n_c:
