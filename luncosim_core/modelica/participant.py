@@ -112,6 +112,7 @@ class ModelicaParticipant(Stepper):
         self.terminated: str | None = None
         self._warned: set[int] = set()
         self._recent_events: list[float] = []
+        self._params_moved = False
         self._good, self._n_floor, self._raised_at = 0, 1, None
         self._h_slow = self.period
         for _ in range(8):  # held relations consistent with the initial point
@@ -281,6 +282,7 @@ class ModelicaParticipant(Stepper):
             self._pending.clear()
             self.p[:] = self._num.default_parameters(self._overrides)
             self._raised_at = None
+            self._params_moved = self._has_events  # discrete values may depend on them
             with CASADI_LOCK:
                 self._choose_method()  # a changed time constant may change the substeps needed
         t0 = self.ticks * self.period
@@ -290,6 +292,7 @@ class ModelicaParticipant(Stepper):
             self.time = t1
             return
         mode = self._advance(t0)
+        self._params_moved = False
         if mode == "fast":
             if not math.isfinite(self._total[0]):
                 self._diverged(self._x1, t1)

@@ -360,7 +360,8 @@ class Stepper:
         """Compute the period from the committed state; 'fast' (results in the step buffers)
         or 'events' (results in ``self._work``)."""
         t1 = t0 + self.period
-        if self._scheduled and (self._next_scheduled(t0) <= t1 + self._tol(t1)):
+        if ((self._scheduled and self._next_scheduled(t0) <= t1 + self._tol(t1))
+                or self._params_moved):
             return self._advance_events(t0, t1)
         self._t[0] = t0
         if not self._explicit:  # Newton seeds: the previous point's derivatives and algebraics
@@ -398,9 +399,9 @@ class Stepper:
         st = self._work = self._working()
         num = self._num
         t = t0
-        if num.n_c and self._call("relcheck")(st["x"], self.u, self.p, t, st["wg"], st["d"],
-                                               st["c"])[0][0] > 0:
-            self._iterate(st, t)  # inputs or parameters moved a relation
+        if self._params_moved or (num.n_c and self._call("relcheck")(
+                st["x"], self.u, self.p, t, st["wg"], st["d"], st["c"])[0][0] > 0):
+            self._iterate(st, t)  # inputs or parameters moved a relation or a discrete value
         implicit = self.method == "implicit"
         h = min(self._h_slow, self.period) if not implicit else self.period / self.substeps
         events = kinks = 0
