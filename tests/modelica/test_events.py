@@ -393,3 +393,21 @@ end Lag;
         y = u + (y - u) * math.exp(-PERIOD / 0.005)
         worst = max(worst, abs(p.outputs()["y"] - y) / 2.0)
     assert worst < 1e-6
+
+
+def test_parameter_change_reevaluates_discrete_values_at_the_next_step(write_model):
+    text = """model Mode
+  parameter Real threshold = 1;
+  input Real u;
+  output Boolean high;
+equation
+  high = u > threshold;
+end Mode;
+"""
+    p = _run(text, "Mode", write_model)
+    p.set_inputs({"u": 0.5})
+    p.step()
+    assert p.outputs() == {"high": 0.0}
+    p.set_parameter("threshold", 0.25)
+    p.step()
+    assert p.outputs() == {"high": 1.0}
