@@ -111,7 +111,7 @@ class ModelicaParticipant(Stepper):
         self.ticks = 0
         self.terminated: str | None = None
         self._warned: set[int] = set()
-        self._recent_events: list[float] = []
+        self._recent_events: list[tuple[float, tuple[int, ...]]] = []
         self._params_moved = False
         self._good, self._n_floor, self._raised_at = 0, 1, None
         self._h_slow = self.period

@@ -57,6 +57,7 @@ _MAX_KINKS = 16  # kink locations per period (they only improve accuracy)
 _DENSE_SPAN = 1e-7  # s: below this the dense output is trusted for the state at a switch
 ZENO_SPAN = 1e-6  # s: this many seconds holding _ZENO_COUNT state events is Zeno / chattering
 _ZENO_COUNT = 10
+_ZENO_SWITCHES = 4
 _RUNGS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256)
 _GRID = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0)
 
@@ -444,8 +445,9 @@ class Stepper:
                     tick = last and theta >= 1.0 and t == t_next
                     if self._relation_flip(st, None, t):
                         events += 1
+                        before = st["c"].copy()
                         self._iterate(st, t, ticks=self._ticks_at(t) if tick else None)
-                        self._check_zeno(st, events, t0, t)
+                        self._check_zeno(st, events, t0, t, np.nonzero(st["c"] != before)[0])
                     else:
                         kinks += 1
                         if tick:
@@ -551,18 +553,26 @@ class Stepper:
         st["wg"][num.n_x:] = r["z1"]
         return True
 
-    def _check_zeno(self, st: dict[str, Any], events: int, t0: float, t: float) -> None:
-        """Too many state events in this period, or ``_ZENO_COUNT`` of them within
-        ``ZENO_SPAN`` seconds: the event times accumulate (report instead of stepping on)."""
+    def _check_zeno(self, st: dict[str, Any], events: int, t0: float, t: float,
+                    flipped: np.ndarray) -> None:
+        """Too many state events in this period, or one relation switching ``_ZENO_SWITCHES``
+        times within the last ``_ZENO_COUNT`` events spanning less than ``ZENO_SPAN`` seconds:
+        the event times accumulate (report instead of stepping on). Distinct relations crossing
+        at nearly the same time (parallel components) do not count."""
         recent = self._recent_events
-        recent.append(t)
+        recent.append((t, tuple(int(i) for i in flipped)))
         del recent[:-_ZENO_COUNT]
         if events > self.max_events:
             self._zeno(st, t0, t, f"more than {self.max_events} events between t={t0:.9g} s "
                                   f"and t={t:.9g} s")
-        if len(recent) == _ZENO_COUNT and recent[-1] - recent[0] < ZENO_SPAN:
-            self._zeno(st, t0, t, f"{_ZENO_COUNT} events within {recent[-1] - recent[0]:.3g} s "
-                                  f"before t={t:.9g} s")
+        if len(recent) == _ZENO_COUNT and recent[-1][0] - recent[0][0] < ZENO_SPAN:
+            counts: dict[int, int] = {}
+            for _, slots in recent:
+                for i in slots:
+                    counts[i] = counts.get(i, 0) + 1
+            if max(counts.values(), default=0) >= _ZENO_SWITCHES:
+                self._zeno(st, t0, t, f"{_ZENO_COUNT} events within "
+                                      f"{recent[-1][0] - recent[0][0]:.3g} s before t={t:.9g} s")
 
     def _zeno(self, st: dict[str, Any], t0: float, t: float, what_happened: str) -> None:
         flips = st["flips"]

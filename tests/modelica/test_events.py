@@ -411,3 +411,14 @@ end Mode;
     p.set_parameter("threshold", 0.25)
     p.step()
     assert p.outputs() == {"high": 1.0}
+
+
+def test_many_relations_switching_together_are_not_taken_for_zeno(write_model):
+    n = 12  # parallel cells emptying within nanoseconds of each other: 12 separate events
+    decl = "\n".join(f"  Real x{i}(start = 0, fixed = true);\n  output Boolean full{i};"
+                     for i in range(n))
+    eqs = "\n".join(f"  der(x{i}) = 1 + {i} * 1e-9;\n  full{i} = x{i} > 0.5;" for i in range(n))
+    p = _run(f"model Cells\n{decl}\nequation\n{eqs}\nend Cells;\n", "Cells", write_model)
+    for _ in range(60):
+        p.step()
+    assert all(v == 1.0 for v in p.outputs().values())
