@@ -40,7 +40,7 @@ _D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 /
       701980252875 / 199316789632, -1453857185 / 822651844, 69997945 / 29380423)
 
 # Local error tolerance per substep (relative to each state's scale, absolute floor).
-RTOL = 1e-7
+RTOL = 3e-8
 ATOL = 1e-12
 # Kink arguments closer than this (relative to their size) count as equal: no sign, no crossing.
 _KINK_DEADZONE = 1e-12
