@@ -4,8 +4,8 @@ Run: ``.venv/bin/python benchmarks/bench_modelica_accuracy.py [--seconds 10] [--
 (set LUNCOSIM_EXTERNAL_ASSETS to include LunCoSim's library).
 
 Each model runs 10 s at 60 Hz communication points with constant inputs (each input's declared
-default, or 0.5 when that is 0) through :class:`ModelicaParticipant`. rumoca's ``simulate()``
-takes no inputs, so both sides run the same wrapper model ``model RefWrap  M m(u = 0.5, ...);``
+default, or 1 when that is 0) through :class:`ModelicaParticipant`. rumoca's ``simulate()``
+takes no inputs, so both sides run the same wrapper model ``model RefWrap  M m(u = 1.0, ...);``
 (inputs bound by modifiers, so initial equations such as ``state = u`` see them too). References,
 measured in the same run:
 
@@ -47,7 +47,7 @@ def _models() -> list[tuple[str, Path]]:
 
 
 def _inputs(cm) -> dict[str, float]:
-    return {v.name: (v.start if v.start else 0.5) for v in cm.interface.inputs}
+    return {v.name: (v.start if v.start else 1.0) for v in cm.interface.inputs}
 
 
 def _names(cm) -> list[str]:

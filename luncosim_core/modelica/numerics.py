@@ -267,24 +267,37 @@ class Numerics:
             for i in fixed_idx:
                 xfull[i] = xs[i]
             xv = ca.vertcat(*xfull) if xfull else ca.SX(0, 1)
-            eqs = ca.vertcat(s.residual, s.initial_residual)
-            eqs = ca.substitute(eqs, s.x, xv)
-            unknown = ca.vertcat(xfree, s.xdot, s.z)
             q = ca.vertcat(xs, s.u, s.p, s.t, s.d, s.c)
-            g = ca.Function("g", [unknown, q], [eqs])
-            rf = ca.rootfinder("init", "newton", g, _NEWTON)
-            xm, um, pm, tm, gm, dm, cm = self.sym_args(ca.MX, ("g", unknown.numel()),
+            nf = len(free)
+            n_guess = nf + self.n_x + self.n_z
+            xm, um, pm, tm, gm, dm, cm = self.sym_args(ca.MX, ("g", n_guess),
                                                         ("d", self.n_d), ("c", self.n_c))
-            sol = rf(gm, ca.vertcat(xm, um, pm, tm, dm, cm))
+            if self.explicit:
+                # [xdot; z] are explicit in x: Newton only on the free states
+                w = ca.substitute(self.w_explicit, s.x, xv)
+                eqs = ca.substitute(s.initial_residual, ca.vertcat(s.x, s.xdot, s.z),
+                                    ca.vertcat(xv, w))
+                g = ca.Function("g", [xfree, q], [eqs])
+                rf = ca.rootfinder("init", "newton", g, _NEWTON)
+                sol_x = rf(gm[:nf], ca.vertcat(xm, um, pm, tm, dm, cm))
+            else:
+                eqs = ca.substitute(ca.vertcat(s.residual, s.initial_residual), s.x, xv)
+                unknown = ca.vertcat(xfree, s.xdot, s.z)
+                g = ca.Function("g", [unknown, q], [eqs])
+                rf = ca.rootfinder("init", "newton", g, _NEWTON)
+                sol = rf(gm, ca.vertcat(xm, um, pm, tm, dm, cm))
+                sol_x = sol[:nf]
             xout = [None] * self.n_x
             for j, i in enumerate(free):
-                xout[i] = sol[j]
+                xout[i] = sol_x[j]
             for i in fixed_idx:
                 xout[i] = xm[i]
-            nf = len(free)
-            f = ca.Function("init", [xm, um, pm, tm, gm, dm, cm],
-                            [ca.vertcat(*xout) if xout else ca.MX(0, 1),
-                             sol[nf : nf + self.n_x, 0], sol[nf + self.n_x :, 0]])
+            x0 = ca.vertcat(*xout) if xout else ca.MX(0, 1)
+            if self.explicit:
+                xdot0, z0 = self.values_function()(x0, um, pm, tm, gm[nf:], dm, cm)
+            else:
+                xdot0, z0 = sol[nf : nf + self.n_x, 0], sol[nf + self.n_x :, 0]
+            f = ca.Function("init", [xm, um, pm, tm, gm, dm, cm], [x0, xdot0, z0])
             self._cache[key] = f
         return self._cache[key]
 
