@@ -271,8 +271,9 @@ def substep_function(num: Numerics) -> ca.Function:
 
 
 def dense_function(num: Numerics) -> ca.Function:
-    """``(x0, x1, k, h, theta, u, p, t0, wg, d, c) -> (x(theta), changed)``: the continuous
-    extension inside one Dormand–Prince step and the located crossings at that point."""
+    """``(x0, x1, k, h, theta, u, p, t0, wg, d, c) -> (x(theta), changed, g)``: the continuous
+    extension inside one Dormand–Prince step, the count of located switches at that point and
+    the crossing functions there (:func:`crossing_function`)."""
     key = ("dense", 0)
     if key not in num._cache:
         nx, nz = num.n_x, num.n_z
@@ -292,8 +293,22 @@ def dense_function(num: Numerics) -> ca.Function:
         mon.start(x0, z0, tm)
         _, zt = vals(xt, um, pm, tm + th * hm, wg, dm, cm)
         changed = sym(0.0) + mon.changed(xt, zt, tm + th * hm)
+        g = crossing_function(num)(xt, zt, um, pm, tm + th * hm, dm, cm)
         num._cache[key] = ca.Function("dense", [x0, x1, km, hm, th, um, pm, tm, wg, dm, cm],
-                                      [xt, changed])
+                                      [xt, changed, g])
+    return num._cache[key]
+
+
+def crossing_function(num: Numerics) -> ca.Function:
+    """``(x, z, u, p, t, d, c) -> g``: the continuous functions whose sign changes where a
+    located relation (``lhs - rhs``; others 0) or a kink (``a - b``) switches, in that order."""
+    key = ("crossings", 0)
+    if key not in num._cache:
+        s = num.system
+        gs = [s.continuous(r.crossing) if r.monitored else ca.SX(0.0) for r in s.relations]
+        gs += [s.continuous(k.a - k.b) for k in s.kinks]
+        num._cache[key] = ca.Function("crossings", [s.x, s.z, s.u, s.p, s.t, s.d, s.c],
+                                      [ca.vertcat(*gs) if gs else ca.SX(0, 1)])
     return num._cache[key]
 
 

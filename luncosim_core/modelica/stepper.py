@@ -94,6 +94,12 @@ class _Call:
         self.ev()
         return self.res
 
+    def again(self, index: int, value: float) -> list[np.ndarray]:
+        """Re-evaluate with only the scalar argument ``index`` changed (bisection probes)."""
+        self.args[index][0] = value
+        self.ev()
+        return self.res
+
 
 class Stepper:
     """Time stepping of one :class:`ModelicaParticipant` (uses its arrays and settings)."""
@@ -496,24 +502,52 @@ class Stepper:
 
     def _changed(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float, theta: float,
                  implicit: bool) -> bool:
+        return self._probe(st, out, t, h, theta, implicit)[0]
+
+    def _probe(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float, theta: float,
+               implicit: bool) -> tuple[bool, np.ndarray | None]:
+        """(a located switch happened by ``theta``, crossing function values there). The dense
+        output's other arguments are loaded once per substep (``out["dense_loaded"]``)."""
         if implicit:
             r = self._substep(st, t, h * theta, True)
-            return r["cross"] > 0
-        r = self._call("dense")(st["x"], out["x1"], out["k"], h, theta, self.u, self.p, t,
-                                st["wg"], st["d"], st["c"])
-        return r[1][0] > 0
+            return r["cross"] > 0, None
+        call = self._call("dense")
+        if out.get("dense_loaded") is not call:
+            r = call(st["x"], out["x1"], out["k"], h, theta, self.u, self.p, t, st["wg"],
+                     st["d"], st["c"])
+            out["dense_loaded"] = call
+        else:
+            r = call.again(4, theta)
+        return r[1][0] > 0, r[2].copy()
 
     def _locate(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float,
                 implicit: bool) -> float | None:
-        """The first point of the substep where a crossing has happened (fraction of ``h``)."""
+        """The first point of the substep where a switch has happened (fraction of ``h``):
+        bracketed on a grid of the dense output, then narrowed to ``EVENT_TIME_TOL`` by the
+        Illinois method on the crossing functions that changed sign (bisection otherwise)."""
         lo, hi = 0.0, None
-        for theta in _GRID:
-            if self._changed(st, out, t, h, theta, implicit):
-                hi = theta
-                break
-            lo = theta
+        g_lo = self._probe(st, out, t, h, 0.0, implicit)[1]
+        g_hi = None
+        changed, g_end = self._probe(st, out, t, h, 1.0, implicit)
+        if changed and g_lo is not None and np.any(np.sign(g_lo) * np.sign(g_end) < 0):
+            hi, g_hi = 1.0, g_end  # a switch between the ends: narrow it directly
+        else:
+            for theta in _GRID:  # switched and back (or no crossing values): scan the substep
+                changed, g = self._probe(st, out, t, h, theta, implicit)
+                if changed:
+                    hi, g_hi = theta, g
+                    break
+                lo, g_lo = theta, g
         if hi is None:
             return None
+        if g_lo is not None and g_hi is not None:
+            roots = [self._illinois(st, out, t, h, i, lo, hi, g_lo[i], g_hi[i])
+                     for i in np.nonzero(np.sign(g_lo) * np.sign(g_hi) < 0)[0]]
+            first = min((r for r in roots if r is not None), default=None, key=lambda r: r[1])
+            # the predicate must agree: no switch just before, a switch at the returned point
+            if (first is not None and self._changed(st, out, t, h, first[1], False)
+                    and (first[0] <= lo or not self._changed(st, out, t, h, first[0], False))):
+                return first[1]
         while (hi - lo) * h > EVENT_TIME_TOL:
             mid = 0.5 * (lo + hi)
             if mid <= lo or mid >= hi:
@@ -523,6 +557,32 @@ class Stepper:
             else:
                 lo = mid
         return hi
+
+    def _illinois(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float, i: int,
+                  a: float, b: float, ga: float, gb: float) -> tuple[float, float] | None:
+        """Bracket ``(a, b)`` narrower than ``EVENT_TIME_TOL`` around the root of crossing
+        function ``i`` in ``[a, b]`` (signs differ); ``b`` is on the switched side."""
+        side = 0
+        for _ in range(40):
+            if (b - a) * h <= EVENT_TIME_TOL:
+                return a, b
+            m = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+            if not a < m < b:
+                m = 0.5 * (a + b)
+            step = 0.4 * EVENT_TIME_TOL / h  # keep probes apart: the bracket closes from both sides
+            m = min(max(m, a + step), b - step)
+            gm = self._probe(st, out, t, h, m, False)[1][i]
+            if gm == 0.0 or np.sign(gm) == np.sign(gb):
+                b, gb = m, gm
+                if side == 1:
+                    ga *= 0.5
+                side = 1
+            else:
+                a, ga = m, gm
+                if side == -1:
+                    gb *= 0.5
+                side = -1
+        return None
 
     def _cut(self, st: dict[str, Any], out: dict[str, Any], t: float, h: float, theta: float,
              implicit: bool) -> bool:

@@ -138,8 +138,9 @@ def test_thermostat_with_when_elsewhen_and_pre(write_model):
     for _ in range(60):  # ten switches in one second
         p.step()
         T, heating, cycles = _thermostat_exact(p.time)
+        # each switch is located to 1e-10 s (dT/dt up to 40 K/s): a few 1e-9 K per switch
         assert p.outputs() == pytest.approx({"T": T, "heating": float(heating),
-                                             "cycles": float(cycles)}, abs=1e-8)
+                                             "cycles": float(cycles)}, abs=5e-8)
     assert p.value("cycles") == 5
 
 
