@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from luncosim_core import cli_args
 from luncosim_core.twin.roots import LUNCO_ROOT_ENV
 
 
@@ -75,11 +76,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         results.append((prim, writes))
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
+    unloaded = [p for p in sim.participants if getattr(p, "error", "")]  # a program that cannot run
     hashes: list[dict] = []
     writer = None
     csv_file = None
     if args.csv:
-        csv_file = open(args.csv, "w", newline="", encoding="utf-8")
+        try:
+            csv_file = open(args.csv, "w", newline="", encoding="utf-8")
+        except OSError as exc:
+            print(f"luncosim run: cannot write --csv {args.csv}: {exc.strerror or exc}", file=sys.stderr)
+            sim.close()
+            return 2
         writer = csv.writer(csv_file)
         writer.writerow(["tick", "time", *sim.registry.index])
     try:
@@ -117,8 +124,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{len(sim.registry)} ports, final hash {sim.state_hash()}")
         for f in snap.faults:
             print(f"FAULT {f}")
+    for part in unloaded:
+        print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
     sim.close()
-    return 1 if faults else 0
+    return 1 if faults or unloaded else 0
 
 
 def _report_set(result, prim: str) -> None:
@@ -258,10 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a scene headless as fast as possible")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder (its default scene)")
-    p.add_argument("--ticks", type=int, default=600, help="ticks to run (default 600 = 10 s at 60 Hz)")
-    p.add_argument("--tick-hz", type=float, default=60.0, help="fixed tick rate (default 60)")
-    p.add_argument("--substeps", type=int, default=4, help="physics substeps per tick (default 4)")
-    p.add_argument("--hash-every", type=int, default=0, metavar="K", help="print a state hash every K ticks")
+    p.add_argument("--ticks", type=cli_args.ticks, default=600, help="ticks to run (default 600 = 10 s at 60 Hz)")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0, help="fixed tick rate (default 60)")
+    p.add_argument("--substeps", type=cli_args.substeps, default=4, help="physics substeps per tick (default 4)")
+    p.add_argument("--hash-every", type=cli_args.ticks, default=0, metavar="K", help="print a state hash every K ticks")
     p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick (repeatable)")
     p.add_argument("--csv", type=Path, help="write every port, every tick, to a CSV file")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
@@ -269,17 +278,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the bundled demo twin headless in real time and summarise")
     p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled practice yard)")
-    p.add_argument("--seconds", type=float, default=5.0, help="wall-clock seconds to run (default 5)")
+    p.add_argument("--seconds", type=cli_args.seconds, default=5.0, help="wall-clock seconds to run (default 5)")
     p.add_argument("--out", type=Path, default=None, help="folder for demo_summary.json")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("render", help="render a scene to PNG without a window")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder")
     p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=int, default=0, help="ticks to run before rendering")
-    p.add_argument("--tick-hz", type=float, default=60.0)
-    p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=800)
+    p.add_argument("--ticks", type=cli_args.ticks, default=0, help="ticks to run before rendering")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0)
+    p.add_argument("--width", type=cli_args.pixels, default=1280)
+    p.add_argument("--height", type=cli_args.pixels, default=800)
     p.add_argument("--camera", default=None, help="iso, front, back, left, right, top, bottom, or EX,EY,EZ:CX,CY,CZ")
     p.add_argument("--overlays", default="", help="comma list: joints,colliders,contacts,com,escaped,labels")
     p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick")
@@ -288,15 +297,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("screenshot", help="open the workbench, run N ticks, save the window as PNG")
     p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled demo twin)")
     p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=int, default=0)
+    p.add_argument("--ticks", type=cli_args.ticks, default=0)
     p.add_argument("--perspective", default=None, help="Build, Simulate or Debug")
-    p.add_argument("--width", type=int, default=1600)
-    p.add_argument("--height", type=int, default=1000)
+    p.add_argument("--width", type=cli_args.pixels, default=1600)
+    p.add_argument("--height", type=cli_args.pixels, default=1000)
     p.set_defaults(func=cmd_screenshot)
 
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
 
     add_scripting_verbs(sub)  # test, rhai
+    from luncosim_core.batch.cli import add_batch_verb
+
+    add_batch_verb(sub)
     return parser
 
 

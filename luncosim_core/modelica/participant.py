@@ -90,12 +90,13 @@ class ModelicaParticipant(Stepper):
         self._rinf, self._errv, self._cross = np.zeros(1), np.zeros(1), np.zeros(1)
         self._total = np.zeros(1)
 
-    def reset(self) -> None:
-        """Initial state at t = 0 with the current parameter values; inputs back to start."""
+    def reset(self, start_tick: int = 0) -> None:
+        """Initial state at t = ``start_tick * period`` (0 by default) with the current parameter
+        values; inputs back to start."""
         with CASADI_LOCK:  # may build CasADi functions (first use, initial equations)
-            self._reset()
+            self._reset(int(start_tick))
 
-    def _reset(self) -> None:
+    def _reset(self, start_tick: int = 0) -> None:
         num = self._num
         if not hasattr(self, "_t"):
             self._allocate()
@@ -107,8 +108,8 @@ class ModelicaParticipant(Stepper):
         self.u[:] = us
         self.d[:] = ds
         self.c[:] = 0.0
-        self.time = 0.0
-        self.ticks = 0
+        self.ticks = start_tick
+        self.time = start_tick * self.period
         self.terminated: str | None = None
         self._warned: set[int] = set()
         self._recent_events: list[tuple[float, tuple[int, ...]]] = []
@@ -121,9 +122,9 @@ class ModelicaParticipant(Stepper):
                 break
             st = self._working()
             lit = self._call("relcheck")
-            if lit(st["x"], self.u, self.p, 0.0, st["wg"], self.d, self.c)[0][0] == 0:
+            if lit(st["x"], self.u, self.p, self.time, st["wg"], self.d, self.c)[0][0] == 0:
                 break
-            out = self._call("event")(self.x, self.u, self.p, 0.0, st["wg"], self.d, self.c,
+            out = self._call("event")(self.x, self.u, self.p, self.time, st["wg"], self.d, self.c,
                                       self.cpre, np.zeros(len(self._clocks)), np.zeros(2))
             self.c[:] = out[2]
         if self._has_events and self._num.system.events is not None:
@@ -139,7 +140,8 @@ class ModelicaParticipant(Stepper):
         free = num.free_states_for_init()
         if num.system.initial_residual.numel():
             guess = np.concatenate([xs[list(free)], np.zeros(num.n_x), zs])
-            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, 0.0, guess, self.d, self.c)
+            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, self.time, guess, self.d,
+                                                self.c)
             self.x[:] = np.asarray(x0, dtype=float).ravel()
             self.z[:] = np.asarray(z0, dtype=float).ravel()
         else:
@@ -155,10 +157,10 @@ class ModelicaParticipant(Stepper):
         for _ in range(4):
             st = self._working()
             # conditions already true at the start do not fire (their pre value is the same)
-            st["cpre"] = call(st["x"], self.u, self.p, 0.0, st["wg"], st["d"], st["c"], st["cpre"],
-                              ticks0, np.zeros(2))[3].copy()
+            st["cpre"] = call(st["x"], self.u, self.p, self.time, st["wg"], st["d"], st["c"],
+                              st["cpre"], ticks0, np.zeros(2))[3].copy()
             d_before = st["d"].copy()
-            self._iterate(st, 0.0, ticks=self._ticks_at(0.0), initial=True)
+            self._iterate(st, self.time, ticks=self._ticks_at(self.time), initial=True)
             self.x[:], self.d[:], self.c[:], self.cpre[:] = st["x"], st["d"], st["c"], st["cpre"]
             if np.array_equal(d_before, self.d) or not self._num.system.initial_residual.numel():
                 break
@@ -170,8 +172,8 @@ class ModelicaParticipant(Stepper):
     def _check_initial(self) -> None:
         num = self._num
         if num.system.initial_residual.numel():
-            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, 0.0, self.xdot,
-                                                           self.z, self.d, self.c),
+            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, self.time,
+                                                           self.xdot, self.z, self.d, self.c),
                            dtype=float).ravel()
             if not float(np.max(np.abs(r))) <= _NEWTON_TOL:
                 raise _err("modelica.initialization",

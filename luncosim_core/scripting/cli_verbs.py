@@ -9,6 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from luncosim_core import cli_args
+
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Run a scene test deterministically as fast as possible: 0 PASS, 1 FAIL, 2 no verdict."""
@@ -18,6 +20,8 @@ def cmd_test(args: argparse.Namespace) -> int:
                             lunco_root=getattr(args, "lunco_root", None),
                             verdict_channel=args.verdict_channel,
                             out=lambda line: print(line, flush=True))
+    if report.final_hash:
+        print(f"final hash {report.final_hash}", flush=True)
     return report.exit_code
 
 
@@ -37,9 +41,9 @@ def add_scripting_verbs(sub) -> None:
 
     p = sub.add_parser("test", help="run a scene test: exit 0 PASS, 1 FAIL, 2 no verdict")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder (its default scene)")
-    p.add_argument("--max-ticks", type=int, default=DEFAULT_MAX_TICKS,
+    p.add_argument("--max-ticks", type=cli_args.positive_ticks, default=DEFAULT_MAX_TICKS,
                    help=f"safety bound on simulated ticks (default {DEFAULT_MAX_TICKS}); exhausting it is 'no verdict'")
-    p.add_argument("--tick-hz", type=float, default=60.0, help="fixed tick rate (default 60)")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0, help="fixed tick rate (default 60)")
     p.add_argument("--verdict-channel", default=None,
                    help="only accept PASS/FAIL from this event name (default: the first on any channel)")
     p.set_defaults(func=cmd_test)

@@ -46,6 +46,7 @@ class SceneTestReport:
     reasons: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     scenarios: list[str] = field(default_factory=list)
+    final_hash: str = ""  # the simulation's state hash when the run ended
 
     def table(self) -> str:
         """The verdict table printed at the end of a run."""
@@ -62,16 +63,21 @@ class SceneTestReport:
 
 def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tick_hz: float = 60.0,
                    lunco_root: Path | None = None, out: Callable[[str], None] = print,
-                   verdict_channel: str | None = None) -> SceneTestReport:
+                   verdict_channel: str | None = None, substeps: int = 4, edits: tuple = (),
+                   prepare: Callable | None = None, on_tick: Callable | None = None) -> SceneTestReport:
     """Open ``scene`` (a USD file or twin folder), run it and its scenarios as fast as possible
-    until the first verdict (or ``max_ticks``), and judge it (see the module doc)."""
+    until the first verdict (or ``max_ticks``), and judge it (see the module doc).
+
+    ``edits`` (document ops) apply before the projection is built; ``prepare(sim)`` runs before
+    the first tick (e.g. SetPorts); ``on_tick(sim)`` after every tick that advanced."""
     from luncosim_core.diagnostics import DiagnosticError
     from luncosim_core.scripting.scenario import scenario_participants, scenarios_of
     from luncosim_core.sim.simulation import SimulationConfig, open_simulation
 
     report = SceneTestReport(str(scene))
     try:
-        sim = open_simulation(scene, lunco_root=lunco_root, config=SimulationConfig(tick_hz=tick_hz))
+        sim = open_simulation(scene, lunco_root=lunco_root, config=SimulationConfig(tick_hz=tick_hz, substeps=substeps),
+                              edits=edits)
     except (DiagnosticError, FileNotFoundError, OSError) as exc:
         report.reasons.append(f"the scene did not open: {exc}")
         out(report.summary())
@@ -86,14 +92,16 @@ def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tic
                 return [*(_base(s) if _base else []), *scenario_participants(s)]
             sim.participant_factory = factory
             sim.build()
-        _run(sim, report, max_ticks=max_ticks, out=out, verdict_channel=verdict_channel)
+        if prepare is not None:
+            prepare(sim)
+        _run(sim, report, max_ticks=max_ticks, out=out, verdict_channel=verdict_channel, on_tick=on_tick)
     finally:
         sim.close()
     return report
 
 
 def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None,
-         wait_timeout_s: float = 300.0) -> None:
+         wait_timeout_s: float = 300.0, on_tick: Callable | None = None) -> None:
     from luncosim_core.scripting.scenario import scenarios_of
 
     scenarios = scenarios_of(sim)
@@ -156,6 +164,8 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
             time.sleep(0.005)
             continue
         wait_deadline = None
+        if on_tick is not None:
+            on_tick(sim)
         if scenarios and all(s.state in ("failed", "faulted") for s in scenarios):
             break
     for s in scenarios:
@@ -172,6 +182,7 @@ def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: 
                     break
     report.ticks = sim.tick_count
     report.sim_time = sim.time
+    report.final_hash = sim.state_hash()
     report.faults = faults
     from luncosim_core.lint.facts import is_shading_connection
 
@@ -268,10 +279,12 @@ def run_rhai(file: Path | str | None = None, code: str | None = None, out: Calla
         err("luncosim rhai: give a FILE or --eval CODE")
         return 1
     if file is not None:
+        from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
         path = Path(file)
         try:
-            source = path.read_text(encoding="utf-8")
-        except OSError as exc:
+            source = read_text_limited(path, "script")
+        except (OSError, UnreadableFile) as exc:
             err(f"luncosim rhai: cannot read {path}: {exc}")
             return 1
         label, roots = str(path), [path.resolve().parent]

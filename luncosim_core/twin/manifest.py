@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 
 MANIFEST_NAME = "twin.toml"
+MAX_MANIFEST_BYTES = 1024 * 1024
 COMPOSITION_POLICIES = ("allow_partial", "reject_scene")
 
 # table -> key -> accepted python types
@@ -73,16 +75,21 @@ def _line_of(text: str, table: str, key: str) -> int | None:
     return None
 
 
+def _escapes(relative: str) -> bool:
+    """A manifest path that is not twin-relative: absolute, climbing out, or a URI."""
+    return relative.startswith(("/", "~")) or ".." in Path(relative).parts or "://" in relative or "\x00" in relative
+
+
 def load_manifest(path: str | Path) -> TwinManifest:
     """Read and validate a ``twin.toml``; raise :class:`ManifestError` listing every problem."""
     path = Path(path)
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+        text = read_text_limited(path, "manifest", MAX_MANIFEST_BYTES)
+    except (OSError, UnreadableFile) as exc:
         raise ManifestError(
             Diagnostic("error", "twin-manifest-unreadable", f"cannot read manifest: {exc}", layer=file, source="twin")
-        ) from exc
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -135,6 +142,14 @@ def load_manifest(path: str | Path) -> TwinManifest:
             Diagnostic("error", "twin-manifest-type", "'usd.scenes' must be an array of glob strings",
                        layer=file, line=_line_of(text, "usd", "scenes"), source="twin")
         )
+    elif isinstance(scenes, list):
+        for pattern in scenes:
+            if not pattern or _escapes(pattern):
+                problems.append(
+                    Diagnostic("error", "twin-manifest-value",
+                               f"'usd.scenes' entry {pattern!r} must be a twin-relative glob inside the twin "
+                               "(no absolute path, no '..', no URI)",
+                               layer=file, line=_line_of(text, "usd", "scenes"), source="twin"))
     policy = usd.get("composition_policy", "allow_partial")
     if isinstance(policy, str) and policy not in COMPOSITION_POLICIES:
         problems.append(
@@ -146,7 +161,7 @@ def load_manifest(path: str | Path) -> TwinManifest:
         )
     default_scene = usd.get("default_scene")
     if isinstance(default_scene, str):
-        if default_scene.startswith("/") or ".." in Path(default_scene).parts or "://" in default_scene:
+        if not default_scene or _escapes(default_scene):
             problems.append(
                 Diagnostic(
                     "error", "twin-manifest-value",

@@ -423,3 +423,13 @@ def test_many_relations_switching_together_are_not_taken_for_zeno(write_model):
     for _ in range(60):
         p.step()
     assert all(v == 1.0 for v in p.outputs().values())
+
+
+def test_reset_at_a_later_tick_keeps_sample_on_its_absolute_schedule(write_model):
+    p = _run(COUNTER, "Counter", write_model)
+    p.reset(start_tick=60)  # joins a running simulation at t = 1 s
+    assert p.time == pytest.approx(1.0)
+    assert p.outputs()["at_start"] == 1.0  # t = 1 is a tick of sample(0, 0.5): initialization
+    for _ in range(6):  # to t = 1.1: the next tick of sample(0.1, 0.25)
+        p.step()
+    assert (p.outputs()["count"], p.outputs()["last"]) == (1.0, pytest.approx(1.1, abs=1e-12))
