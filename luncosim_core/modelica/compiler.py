@@ -128,22 +128,11 @@ def compile_model(
             file, line, col = at(entries[0].get("provenance") if isinstance(entries[0], dict) else None)
             diags.append(_error(
                 "modelica.unsupported.events",
-                f"{what} is not supported by the fixed-step stepper (use noEvent/if "
-                f"expressions, or run the model as an FMU)", file, line, col, table=table))
+                f"{what} is not supported by the stepper (run the model as an FMU)",
+                file, line, col, table=table))
     if diags:
         return CompiledModel(False, tuple(diags), **base)
     notes = list(front.diagnostics)  # e.g. dropped input defaults
-    crossings = [e for key in ("roots", "time_events") for e in storage.get(key) or []]
-    if crossings:
-        first = crossings[0]
-        prov = first.get("provenance") or next(
-            (v.get("provenance") for v in first.values() if isinstance(v, dict)), None)
-        file, line, col = at(prov)
-        notes.append(Diagnostic(
-            "info", "modelica.events.unlocated",
-            f"{len(crossings)} if-condition crossing(s) are evaluated at every substep without "
-            "locating the crossing time (fixed-step semantics)", layer=file, line=line,
-            column=col, source="modelica"))
     with CASADI_LOCK:
         result = _finish(front, dae, storage, files, at, layer, base, class_header(source_text))
     if notes and result.ok:
@@ -160,7 +149,7 @@ def _finish(front: FrontResult, dae: dict, storage: dict, files: dict, at: objec
         file, line, col = layer, None, None
         if exc.span is not None and exc.source in files:
             file, line, col = at({"span": {"source": exc.source, "start": exc.span[0]}})
-        return CompiledModel(False, (_error("modelica.unsupported", str(exc), file, line, col),), **base)
+        return CompiledModel(False, (_error(exc.code, str(exc), file, line, col),), **base)
     except Exception as exc:  # noqa: BLE001 - an IR shape this translator does not know
         return CompiledModel(False, (_error("modelica.unsupported", f"cannot translate the DAE: {exc!r}", layer),), **base)
     system, reductions = reduce_index(system)  # simple high-index DAEs -> index 1 (dummy derivatives)

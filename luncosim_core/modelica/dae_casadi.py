@@ -3,8 +3,11 @@
 The DAE holds an expression DAG (``storage.expressions.nodes``) whose variadic nodes
 (builtins, conditionals, arrays, calls) consume the shared ``operands`` list in node order and
 whose index nodes consume ``subscripts`` the same way. Equations are residuals ``0 = r`` or
-structured ``for`` domains. This module turns that into ``F(xdot, x, z, u, p, t) = 0`` with
-scalarized CasADi ``SX`` vectors, plus initial equations, parameter bindings and start values.
+structured ``for`` domains. This module turns that into ``F(xdot, x, z, u, p, t, d, c) = 0``
+with scalarized CasADi ``SX`` vectors, plus initial equations, parameter bindings and start values.
+``d`` holds the discrete variables (``discrete Real``, Integer, Boolean) and ``c`` the held value of
+every relation outside ``noEvent`` (Modelica keeps relations constant between events); the event
+tables themselves are translated by :mod:`luncosim_core.modelica.dae_events`.
 Unsupported constructs raise :class:`TranslationError` naming the construct and source span.
 """
 
@@ -19,16 +22,21 @@ import numpy as np
 
 # Roles rumoca assigns that we treat as continuous unknowns solved by the DAE.
 _ALGEBRAIC_ROLES = ("algebraic", "output")
-# DAE tables that carry event semantics this stepper does not implement.
+# DAE tables whose semantics the stepper does not implement (refused at compile).
 EVENT_TABLES = {
-    "discrete_real_equations": "when-equation / discrete assignment",
-    "event_actions": "reinit() / when-action",
-    "model_event_transactions": "when-equation",
-    "previous_values": "pre()",
-    "clocks": "sample() / clocked partition",
+    "model_event_transactions": "an algorithmic when-transaction",
+    "previous_values": "previous() of a clocked (synchronous) partition",
     "delays": "delay()",
-    "discrete_value_owners": "discrete Integer/Boolean variable assigned in when",
 }
+# Roles of discrete-time variables (values change only at events).
+_DISCRETE_ROLES = ("discrete_real", "discrete_value")
+# Relations that get a held value and a crossing function (== and <> are evaluated at events only).
+_ORDERED = ("greater", "greater_equal", "less", "less_equal")
+_CMP_OPS = (*_ORDERED, "equal", "not_equal")
+# Built-ins whose argument is evaluated literally (no event, no held relations inside).
+_NO_EVENT = ("no_event", "noEvent", "smooth")
+# Continuous built-ins with a kink where these arguments cross: located to split steps there.
+_KINKS = ("max", "min", "abs", "sign")
 
 
 # Inside an inlined function body: (argument values, output+local values assigned so far).
@@ -38,10 +46,12 @@ FunctionEnv = tuple[list[ca.SX], list["ca.SX | None"]]
 class TranslationError(Exception):
     """A DAE construct the CasADi translation does not support; ``span`` is (start, end)."""
 
-    def __init__(self, message: str, span: tuple[int, int] | None = None, source: int | None = None):
+    def __init__(self, message: str, span: tuple[int, int] | None = None, source: int | None = None,
+                 code: str = "modelica.unsupported"):
         super().__init__(message)
         self.span = span
         self.source = source
+        self.code = code
 
 
 @dataclass
@@ -58,6 +68,26 @@ class DaeVar:
 
 
 @dataclass
+class Relation:
+    """One relation with a held value ``c[slot]``: its literal value and crossing function."""
+
+    slot: int
+    literal: ca.SX  # 0/1 at the current values (x, z, u, p, t, d, dpre, xpre, zpre)
+    crossing: ca.SX  # lhs - rhs: changes sign where the relation switches
+    monitored: bool  # varies during integration (depends on x, z or time): located by roots
+    span: tuple[int | None, tuple[int, int] | None] = (None, None)
+
+
+@dataclass
+class Kink:
+    """A ``max``/``min``/``abs``/``sign`` whose arguments cross during integration (``a - b``)."""
+
+    a: ca.SX
+    b: ca.SX
+    span: tuple[int | None, tuple[int, int] | None] = (None, None)
+
+
+@dataclass
 class DaeSystem:
     """The DAE as CasADi symbols and expressions (all column vectors)."""
 
@@ -67,7 +97,7 @@ class DaeSystem:
     z: ca.SX
     u: ca.SX
     p: ca.SX
-    residual: ca.SX  # F(xdot, x, z, u, p, t)
+    residual: ca.SX  # F(xdot, x, z, u, p, t, d, c)
     initial_residual: ca.SX  # initial equations, same arguments
     state_names: list[str]
     algebraic_names: list[str]
@@ -80,6 +110,44 @@ class DaeSystem:
     algebraic_start: ca.SX
     input_start: ca.SX
     variables: list[DaeVar]
+    d: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # discrete variables
+    c: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # held relation values (0/1)
+    dpre: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # pre(d)
+    xpre: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # pre(x) at event entry
+    zpre: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # pre(z) at event entry
+    terminal: ca.SX = field(default_factory=lambda: ca.SX.sym("terminal"))  # terminal() flag
+    discrete_names: list[str] = field(default_factory=list)
+    discrete_kinds: list[str] = field(default_factory=list)  # "real" / "integer" / "boolean"
+    discrete_start: ca.SX = field(default_factory=lambda: ca.SX(0, 1))  # in terms of p
+    relations: list[Relation] = field(default_factory=list)
+    kinks: list[Kink] = field(default_factory=list)
+    events: Any = None  # dae_events.EventSystem when the model has event semantics
+    sources: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (file name, text)
+
+    def source_text(self, source: int | None, span: tuple[int, int] | None) -> str:
+        """The source text of a span (e.g. a relation ``h <= 0``), or "" when unknown."""
+        if source in self.sources and span is not None:
+            return " ".join(self.sources[source][1][span[0]:span[1]].split())
+        return ""
+
+    def location(self, span: tuple[int | None, tuple[int, int] | None]) -> str:
+        """`` (File.mo:line)`` for a provenance span, or ""."""
+        source, rng = span
+        if source in self.sources and rng is not None:
+            name, text = self.sources[source]
+            return f" ({name.replace(chr(92), '/').rsplit('/', 1)[-1]}:{text.count(chr(10), 0, rng[0]) + 1})"
+        return ""
+
+    @property
+    def has_events(self) -> bool:
+        """Discrete variables, held relations or event tables: needs the event-aware stepper."""
+        return bool(self.d.numel() or self.relations or self.events is not None)
+
+    def continuous(self, expr: ca.SX) -> ca.SX:
+        """``expr`` between events: pre values equal current values, terminal() is false."""
+        old = ca.vertcat(self.dpre, self.xpre, self.zpre, self.terminal)
+        new = ca.vertcat(self.d, self.x, self.z, ca.SX(0.0))
+        return ca.substitute(expr, old, new) if ca.depends_on(expr, old) else expr
 
 
 def _span(prov: Any) -> tuple[int | None, tuple[int, int] | None]:
@@ -155,13 +223,24 @@ class _Translator:
         self.domains = self.st.get("domains", [])
         self.functions = self.st.get("functions", [])
         self.t = ca.SX.sym("time")
-        self.cache: dict[int, ca.SX] = {}
+        self.cache: dict[tuple[int, bool], ca.SX] = {}
+        # Held relations: node ids whose value is c[slot] between events (``hold`` on), and
+        # kink built-ins whose switching points are located; filled by scan_event_nodes().
+        self.hold = True
+        self.relation_nodes: set[int] = set()
+        self.kink_nodes: set[int] = set()
+        self.relation_slot: dict[tuple[int, tuple[tuple[Any, int], ...]], int] = {}
+        self.relations: list[Relation] = []
+        self.c_syms: list[ca.SX] = []
+        self.kinks: list[Kink] = []
+        self._kink_seen: set[tuple[int, tuple[tuple[Any, int], ...]]] = set()
         self._build_variables()
 
     # -- variables -----------------------------------------------------------------------
     def _build_variables(self) -> None:
         self.vars: list[DaeVar] = []
-        groups: dict[str, list[DaeVar]] = {"state": [], "alg": [], "input": [], "param": []}
+        groups: dict[str, list[DaeVar]] = {"state": [], "alg": [], "input": [], "param": [],
+                                           "disc": []}
         for i, v in enumerate(self.st["variables"]):
             vt = self.value_types[v["value_type"]]
             dims = tuple(int(d) for d in vt.get("dimensions") or [])
@@ -175,6 +254,11 @@ class _Translator:
                 groups["alg"].append(dv)
             elif role == "input":
                 groups["input"].append(dv)
+            elif role in _DISCRETE_ROLES:
+                if vt.get("scalar") == "string":
+                    _, span = _span(v.get("declaration"))
+                    raise TranslationError(f"discrete String variable '{dv.name}' is not supported", span)
+                groups["disc"].append(dv)
             elif role in ("parameter", "constant"):
                 if vt.get("scalar") == "string":
                     continue  # String parameters only label things; using one in math is refused
@@ -187,7 +271,8 @@ class _Translator:
                 )
         self.groups = groups
         sym: dict[str, ca.SX] = {}
-        for key, prefix in (("state", "x"), ("alg", "z"), ("input", "u"), ("param", "p")):
+        for key, prefix in (("state", "x"), ("alg", "z"), ("input", "u"), ("param", "p"),
+                            ("disc", "d")):
             names: list[str] = []
             for dv in groups[key]:
                 dv.offset = len(names)
@@ -195,32 +280,122 @@ class _Translator:
             sym[key] = ca.SX.sym(prefix, len(names))
             setattr(self, f"{key}_names", names)
         self.x, self.z, self.u, self.p = sym["state"], sym["alg"], sym["input"], sym["param"]
+        self.d = sym["disc"]
         self.xdot = ca.SX.sym("xdot", self.x.numel())
+        self.dpre = ca.SX.sym("dpre", self.d.numel())
+        self.xpre = ca.SX.sym("xpre", self.x.numel())
+        self.zpre = ca.SX.sym("zpre", self.z.numel())
+        self.terminal = ca.SX.sym("terminal")
         self.var_value: dict[int, ca.SX] = {}
         self.der_value: dict[int, ca.SX] = {}
-        vec = {"state": self.x, "alg": self.z, "input": self.u, "param": self.p}
+        self.pre_value: dict[int, ca.SX] = {}
+        vec = {"state": self.x, "alg": self.z, "input": self.u, "param": self.p, "disc": self.d}
+        pre = {"state": self.xpre, "alg": self.zpre, "disc": self.dpre}
         for key, group in groups.items():
             for dv in group:
                 n = len(dv.scalar_names)
                 self.var_value[dv.index] = _shape(vec[key][dv.offset : dv.offset + n], dv.dims)
+                if key in pre:
+                    self.pre_value[dv.index] = _shape(pre[key][dv.offset : dv.offset + n], dv.dims)
                 if key == "state":
                     self.der_value[dv.index] = _shape(
                         self.xdot[dv.offset : dv.offset + n], dv.dims
                     )
 
     # -- expressions ---------------------------------------------------------------------
+    def _node_span(self, node_id: int) -> tuple[tuple[int, int] | None, int | None]:
+        src, span = _span(self.prov[node_id]) if node_id < len(self.prov) else (None, None)
+        return span, src
+
     def err(self, node_id: int, message: str) -> TranslationError:
         src, span = _span(self.prov[node_id]) if node_id < len(self.prov) else (None, None)
         return TranslationError(message, span, src)
 
     def expr(self, node_id: int, env: dict[tuple[int, int], int] | None = None,
              fenv: FunctionEnv | None = None) -> ca.SX:
-        if not env and fenv is None and node_id in self.cache:
-            return self.cache[node_id]
+        key = (node_id, self.hold)
+        if not env and fenv is None and key in self.cache:
+            return self.cache[key]
         val = self._expr(node_id, env or {}, fenv)
         if not env and fenv is None:
-            self.cache[node_id] = val
+            self.cache[key] = val
         return val
+
+    def literal(self, node_id: int) -> ca.SX:
+        """The value of ``node_id`` with relations evaluated as written (no held values)."""
+        hold, self.hold = self.hold, False
+        try:
+            return self.expr(node_id)
+        finally:
+            self.hold = hold
+
+    # -- event surfaces ------------------------------------------------------------------
+    def children(self, i: int) -> list[int]:
+        """Operand node ids of node ``i`` (for scans of the expression DAG)."""
+        node = self.nodes[i] if 0 <= i < len(self.nodes) else None
+        if not isinstance(node, dict):
+            return []
+        kind, payload = next(iter(node.items()))
+        if kind in ("binary", "runtime_quotient_owner"):
+            return [payload["lhs"], payload["rhs"]]
+        if kind == "unary":
+            return [payload["operand"]]
+        if kind == "index":
+            subs = [next(iter(s["kind"].values())) for s in self.node_subscripts.get(i, [])]
+            return [payload["base"], *[v for v in subs if isinstance(v, int)]]
+        if kind == "call":
+            return list(self.node_operands.get(i) or self.node_operands.get(payload.get("owner", i), []))
+        return list(self.node_operands.get(i, []))
+
+    def scan_event_nodes(self, roots: list[int], relations: list[int]) -> None:
+        """Relations (rumoca's table plus ordered comparisons in ``roots`` outside ``noEvent``)
+        get held values; ``max``/``min``/``abs``/``sign`` reached outside ``noEvent`` are kinks."""
+        self.relation_nodes.update(relations)
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            i = stack.pop()
+            if i in seen or not 0 <= i < len(self.nodes):
+                continue
+            seen.add(i)
+            node = self.nodes[i]
+            if not isinstance(node, dict):
+                continue
+            kind, payload = next(iter(node.items()))
+            if kind == "builtin" and payload.get("builtin") in _NO_EVENT:
+                continue
+            if kind == "binary" and payload.get("operator") in _ORDERED:
+                self.relation_nodes.add(i)
+            if kind == "builtin" and payload.get("builtin") in _KINKS:
+                self.kink_nodes.add(i)
+            stack.extend(self.children(i))
+
+    def _continuous_time(self, e: ca.SX) -> bool:
+        return bool(ca.depends_on(e, ca.vertcat(self.x, self.z, self.t)))
+
+    def held_relation(self, i: int, env: dict[tuple[int, int], int], value: ca.SX,
+                      lhs: ca.SX, rhs: ca.SX, op: str) -> ca.SX:
+        """``c[slot]`` standing for relation node ``i`` (one slot per for-loop instance)."""
+        key = (i, tuple(sorted(env.items())))
+        slot = self.relation_slot.get(key)
+        if slot is None:
+            slot = len(self.relations)
+            crossing = lhs - rhs
+            self.relation_slot[key] = slot
+            self.c_syms.append(ca.SX.sym(f"c{slot}"))
+            self.relations.append(Relation(
+                slot, value, crossing, op in _ORDERED and self._continuous_time(crossing),
+                _span(self.prov[i]) if i < len(self.prov) else (None, None)))
+        return self.c_syms[slot]
+
+    def relation_value(self, node_id: int) -> ca.SX:
+        """The held value of a relation node outside any loop (``when`` conditions)."""
+        hold, self.hold = self.hold, True
+        try:
+            self.relation_nodes.add(node_id)
+            return self.expr(node_id)
+        finally:
+            self.hold = hold
 
     def _expr(self, i: int, env: dict[tuple[int, int], int], fenv: FunctionEnv | None) -> ca.SX:
         if not 0 <= i < len(self.nodes):
@@ -245,7 +420,13 @@ class _Translator:
         if kind == "coordinate":
             return self._coordinate(i, payload, env, fenv)
         if kind == "binary":
-            return self._binary(i, payload["operator"], sub(payload["lhs"]), sub(payload["rhs"]))
+            a, b = sub(payload["lhs"]), sub(payload["rhs"])
+            op = payload["operator"]
+            val = self._binary(i, op, a, b)
+            if (self.hold and fenv is None and op in _CMP_OPS and i in self.relation_nodes
+                    and val.numel() == 1):
+                return self.held_relation(i, env, val, a, b, op)
+            return val
         if kind == "unary":
             a = sub(payload["operand"])
             op = payload["operator"]
@@ -263,7 +444,10 @@ class _Translator:
                 result = ca.if_else(ops[k], ops[k + 1], result)
             return result
         if kind == "builtin":
-            return self._builtin(i, payload["builtin"], [sub(j) for j in self.node_operands[i]])
+            ops = [sub(j) for j in self.node_operands[i]]
+            if self.hold and fenv is None and i in self.kink_nodes:
+                self._note_kink(i, env, payload["builtin"], ops)
+            return self._builtin(i, payload["builtin"], ops)
         if kind == "runtime_quotient_owner":
             a, b = sub(payload["lhs"]), sub(payload["rhs"])
             return self._builtin(i, payload["builtin"], [a, b])
@@ -306,6 +490,18 @@ class _Translator:
             return val
         raise self.err(i, f"unsupported expression kind '{kind}'")
 
+    def _note_kink(self, i: int, env: dict[tuple[int, int], int], name: str,
+                   ops: list[ca.SX]) -> None:
+        key = (i, tuple(sorted(env.items())))
+        if key in self._kink_seen or not ops or any(o.numel() != 1 for o in ops):
+            return
+        self._kink_seen.add(key)
+        if name in ("max", "min") and len(ops) != 2:
+            return
+        a, b = ops[0], (ops[1] if len(ops) > 1 else ca.SX(0.0))
+        if self._continuous_time(a - b):
+            self.kinks.append(Kink(a, b, _span(self.prov[i]) if i < len(self.prov) else (None, None)))
+
     def parameter_defaults(self) -> ca.DM:
         """Numeric parameter values from their bindings (for structural uses like subscripts)."""
         if getattr(self, "_p_defaults", None) is None:
@@ -331,7 +527,8 @@ class _Translator:
         if not isinstance(payload, dict):
             raise self.err(i, f"unsupported reference '{payload}'")
         (ck, cv), = payload.items()
-        if ck in ("state", "algebraic", "input", "parameter", "output", "constant"):
+        if ck in ("state", "algebraic", "input", "parameter", "output", "constant",
+                  "discrete_real", "discrete_value"):
             if cv not in self.var_value:
                 name = self.st["variables"][cv]["name"] if cv < len(self.st["variables"]) else f"#{cv}"
                 raise self.err(i, f"'{name}' cannot be used in an equation (String or "
@@ -342,6 +539,19 @@ class _Translator:
                 name = self.vars[cv].name
                 raise self.err(i, f"der({name}) of a non-state variable is not supported")
             return self.der_value[cv]
+        if ck in ("pre_state", "pre_algebraic", "pre_discrete_real", "pre_discrete_value"):
+            if cv not in self.pre_value:
+                raise self.err(i, f"pre() of '{self.vars[cv].name}' is not supported")
+            return self.pre_value[cv]
+        if ck == "terminal":
+            return self.terminal
+        if ck == "delay":
+            raise TranslationError("delay() is not supported by the stepper",
+                                   *self._node_span(i), code="modelica.unsupported.events")
+        if ck in ("previous", "clock_interval", "condition"):
+            raise TranslationError(f"'{ck}' references (clocked, synchronous Modelica) are not "
+                                   "supported by the stepper", *self._node_span(i),
+                                   code="modelica.unsupported.events")
         if ck == "binder":
             key = (cv["domain"], cv["ordinal"])
             if key not in env:
@@ -413,7 +623,8 @@ class _Translator:
         if name == "promoted_cat1":
             return ca.vertcat(*ops)
         if name in ("pre", "edge", "change", "sample", "initial", "terminal", "reinit", "delay"):
-            raise self.err(i, f"{name}() needs event handling, which the stepper does not support")
+            raise TranslationError(f"{name}() in this position is not supported by the stepper",
+                                   *self._node_span(i), code="modelica.unsupported.events")
         raise self.err(i, f"unsupported built-in function '{name}'")
 
     def _call(self, i: int, payload: dict[str, Any], args: list[ca.SX]) -> ca.SX:
@@ -481,7 +692,7 @@ class _Translator:
         n = len(dv.scalar_names)
         if node is None:
             return [ca.SX(default)] * n
-        val = self.expr(node)
+        val = self.literal(node)
         flat = _flatten(val)
         if len(flat) == 1:
             return flat * n
@@ -490,12 +701,31 @@ class _Translator:
         return flat
 
 
+def _equation_roots(ops: list[dict[str, Any]]) -> list[int]:
+    roots: list[int] = []
+    for op in ops:
+        (kind, body), = op.items()
+        if kind == "residual":
+            roots.append(body["residual"])
+        elif kind == "structured":
+            roots.extend(body.get("bodies", []))
+    return roots
+
+
 def translate(dae: dict[str, Any]) -> DaeSystem:
     """Translate a rumoca DAE dict into a :class:`DaeSystem` (raises :class:`TranslationError`)."""
+    from luncosim_core.modelica.dae_events import build_events
+
     tr = _Translator(dae)
     st = tr.st
-    residual = tr.equations(st.get("continuous_equation_operations", []))
+    cont_ops = st.get("continuous_equation_operations", [])
+    relation_nodes = [r["relation"]["expression"] for r in st.get("relations") or []]
+    tr.scan_event_nodes(_equation_roots(cont_ops), relation_nodes)
+    residual = tr.equations(cont_ops)
     initial = tr.equations(st.get("initialization_equation_operations", []))
+    events = build_events(tr, relation_nodes)
+    for node in relation_nodes:  # when-conditions and rumoca's discontinuity surfaces
+        tr.relation_value(node)
     bindings: list[ca.SX | None] = []
     kinds: list[str] = []
     for dv in tr.groups["param"]:
@@ -523,7 +753,11 @@ def translate(dae: dict[str, Any]) -> DaeSystem:
             vals.extend(tr.attr_value(dv, key, 0.0))
         return ca.vertcat(*vals) if vals else ca.SX(0, 1)
 
-    return DaeSystem(
+    d_kinds: list[str] = []
+    for dv in tr.groups["disc"]:
+        scalar = tr.value_types[st["variables"][dv.index]["value_type"]].get("scalar", "real")
+        d_kinds.extend([scalar if scalar in ("real", "boolean") else "integer"] * len(dv.scalar_names))
+    system = DaeSystem(
         t=tr.t, x=tr.x, xdot=tr.xdot, z=tr.z, u=tr.u, p=tr.p,
         residual=ca.vertcat(*residual) if residual else ca.SX(0, 1),
         initial_residual=ca.vertcat(*initial) if initial else ca.SX(0, 1),
@@ -531,4 +765,13 @@ def translate(dae: dict[str, Any]) -> DaeSystem:
         param_names=tr.param_names, param_bindings=bindings, param_kinds=kinds,
         state_start=starts("state"), state_fixed=fixed, algebraic_start=starts("alg"),
         input_start=starts("input"), variables=tr.vars,
+        d=tr.d, c=ca.vertcat(*tr.c_syms) if tr.c_syms else ca.SX(0, 1), dpre=tr.dpre,
+        xpre=tr.xpre, zpre=tr.zpre, terminal=tr.terminal, discrete_names=tr.disc_names,
+        discrete_kinds=d_kinds, discrete_start=starts("disc"), relations=tr.relations,
+        kinks=tr.kinks, events=events,
+        sources={f[0]: (str(f[1]), str(f[2])) for f in dae.get("source_map", {}).get("files", [])
+                 if len(f) >= 3},
     )
+    system.residual = system.continuous(system.residual)
+    system.initial_residual = system.continuous(system.initial_residual)
+    return system

@@ -1,10 +1,13 @@
 """Numerical form of a translated DAE: explicit ODE where possible, Newton where not.
 
-Given ``F(xdot, x, z, u, p, t) = 0`` the unknowns ``w = [xdot; z]`` are solved once, symbolically,
-block by block along the block-triangular form of ``dF/dw`` when ``F`` is linear in ``w`` (the
-common case: the result is a pure ``SX`` expression, fast to call). When some block is nonlinear
-in ``w`` (a nonlinear algebraic loop) a CasADi Newton ``rootfinder`` solves ``w`` each call.
-Integrators built here: fixed-substep RK4 and implicit (backward) Euler on the DAE.
+Given ``F(xdot, x, z, u, p, t, d, c) = 0`` the unknowns ``w = [xdot; z]`` are solved once,
+symbolically, block by block along the block-triangular form of ``dF/dw`` when ``F`` is linear in
+``w`` (the common case: the result is a pure ``SX`` expression, fast to call). When some block is
+nonlinear in ``w`` (a nonlinear algebraic loop) a CasADi Newton ``rootfinder`` solves ``w`` each
+call. ``d`` (discrete variables) and ``c`` (held relation values) are constant between events and
+enter every function as trailing arguments. The integrators live in
+:mod:`luncosim_core.modelica.integrators`, the event iteration in
+:mod:`luncosim_core.modelica.event_functions`.
 """
 
 from __future__ import annotations
@@ -126,20 +129,39 @@ class Numerics:
     def n_p(self) -> int:
         return self.system.p.numel()
 
+    @property
+    def n_d(self) -> int:
+        return self.system.d.numel()
+
+    @property
+    def n_c(self) -> int:
+        return self.system.c.numel()
+
     def _args(self) -> list[ca.SX]:
         s = self.system
         return [s.x, s.u, s.p, s.t]
 
+    def _dc(self) -> list[ca.SX]:
+        return [self.system.d, self.system.c]
+
+    def sym_args(self, sym: type, *extra: tuple[str, int]) -> list:
+        """Fresh ``sym`` symbols for ``x, u, p, t`` followed by ``extra`` (name, size) pairs."""
+        sizes = [("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), *extra]
+        return [sym.sym(n, k) for n, k in sizes]
+
     # -- functions -----------------------------------------------------------------------
     def values_function(self) -> ca.Function:
-        """``(x, u, p, t, w_guess) -> (xdot, z)``; the guess seeds Newton on nonlinear blocks."""
+        """``(x, u, p, t, w_guess, d, c) -> (xdot, z)``; the guess seeds Newton on nonlinear
+        blocks, ``d`` and ``c`` are the discrete values and held relations (constant between
+        events; empty for smooth models)."""
         key = ("values", 0)
         if key not in self._cache:
             n_w = self.n_x + self.n_z
             if self.explicit:
                 wg = ca.SX.sym("wg", n_w)
                 w = self.w_explicit
-                f = ca.Function("values", [*self._args(), wg], [w[: self.n_x, 0], w[self.n_x :, 0]])
+                f = ca.Function("values", [*self._args(), wg, *self._dc()],
+                                [w[: self.n_x, 0], w[self.n_x :, 0]])
             else:
                 f = self._values_mx()
             self._cache[key] = f
@@ -150,9 +172,8 @@ class Numerics:
         s = self.system
         w = ca.vertcat(s.xdot, s.z)
         F = s.residual
-        xm, um, pm, tm = (ca.MX.sym(n, k) for n, k in
-                          (("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1)))
-        wgm = ca.MX.sym("wg", w.numel())
+        xm, um, pm, tm, wgm, dm, cm = self.sym_args(ca.MX, ("wg", w.numel()), ("d", self.n_d),
+                                                     ("c", self.n_c))
         sol: list[ca.MX | None] = [None] * w.numel()
         for bi, b in enumerate(self.blocks):
             wk = ca.SX.sym("wk", len(b.known))
@@ -160,138 +181,35 @@ class Numerics:
             known_mx = ca.vertcat(*[sol[k] for k in b.known]) if b.known else ca.MX(0, 1)
             if b.linear:
                 xb = _linear_block_solution(rb, w[b.cols])
-                fb = ca.Function(f"block{bi}", [*self._args(), wk], [xb])
-                out = fb(xm, um, pm, tm, known_mx)
+                fb = ca.Function(f"block{bi}", [*self._args(), wk, *self._dc()], [xb])
+                out = fb(xm, um, pm, tm, known_mx, dm, cm)
             else:
-                q = ca.vertcat(s.x, s.u, s.p, s.t, wk)
+                q = ca.vertcat(s.x, s.u, s.p, s.t, wk, s.d, s.c)
                 g = ca.Function(f"g{bi}", [w[b.cols], q], [rb])
                 rf = ca.rootfinder(f"newton{bi}", "newton", g, _NEWTON)
-                out = rf(wgm[b.cols], ca.vertcat(xm, um, pm, tm, known_mx))
+                out = rf(wgm[b.cols], ca.vertcat(xm, um, pm, tm, known_mx, dm, cm))
             for j, c in enumerate(b.cols):
                 sol[c] = out[j]
         wv = ca.vertcat(*sol) if sol else ca.MX(0, 1)
-        return ca.Function("values", [xm, um, pm, tm, wgm], [wv[: self.n_x, 0], wv[self.n_x :, 0]])
-
-    def rk4_function(self, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h_period, w_guess) -> (x1, stiff_max, x_stiff)`` with ``substeps``
-        RK4 steps. ``stiff_max`` is the largest ||d xdot/dx||_inf seen at the substep states
-        (symbolically solved models; else 0) and ``x_stiff`` the state where it was seen, so a
-        stiff mode that switches on and off within one period is still noticed."""
-        key = ("rk4", substeps)
-        if key not in self._cache:
-            vals = self.values_function()
-            sym = ca.SX if self.explicit else ca.MX
-            xm, um, pm, tm, hm, wg = (sym.sym(n, k) for n, k in (
-                ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1),
-                ("wg", self.n_x + self.n_z)))
-            x, t, hs = xm, tm, hm / substeps
-            bound = self.stiffness_bound_function() if self.explicit and self.n_x else None
-            b_max, x_stiff = sym(0.0), xm
-
-            def fx(xx: ca.SX, tt: ca.SX) -> ca.SX:
-                return vals(xx, um, pm, tt, wg)[0]
-
-            for _ in range(substeps):
-                k1 = fx(x, t)
-                k2 = fx(x + hs / 2 * k1, t + hs / 2)
-                k3 = fx(x + hs / 2 * k2, t + hs / 2)
-                k4 = fx(x + hs * k3, t + hs)
-                if bound is not None:  # stiffness where the stages were evaluated
-                    for xs, ts in ((x, t), (x + hs / 2 * k2, t + hs / 2)):
-                        b = bound(xs, um, pm, ts)
-                        x_stiff = ca.if_else(b > b_max, xs, x_stiff)
-                        b_max = ca.fmax(b, b_max)
-                x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-                t = t + hs
-            self._cache[key] = ca.Function("rk4", [xm, um, pm, tm, hm, wg], [x, b_max, x_stiff])
-        return self._cache[key]
-
-    def step_function(self, method: str, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h, w_guess) -> (x1, xdot1, z1, residual_inf, stiff, x_stiff)``.
-
-        One communication step. ``residual_inf`` is max |F| at the new point for Newton-solved
-        models (else 0), so a failed Newton solve is detected without another call. ``stiff``
-        is the largest ||d xdot/dx||_inf (an upper bound of the spectral radius) met during an
-        RK4 period and ``x_stiff`` the state where it was met: they tell the participant when a
-        stiff gate (a contact spring switched on by ``if``) needs more substeps or the implicit
-        path. Both are 0 / x for the implicit path and Newton-solved models.
-        """
-        key = (f"step_{method}", substeps)
-        if key not in self._cache:
-            sym = ca.SX if (self.explicit and method == "rk4") else ca.MX
-            nx, nz = self.n_x, self.n_z
-            xm, um, pm, tm, hm, wg = (sym.sym(n, k) for n, k in (
-                ("x", nx), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1), ("wg", nx + nz)))
-            stiff, x_stiff = sym(0.0), xm
-            if nx == 0:
-                x1, wnext = xm, wg
-            elif method == "rk4":
-                x1, stiff, x_stiff = self.rk4_function(substeps)(xm, um, pm, tm, hm, wg)
-                wnext = wg
-            else:
-                x1, zi, be_res = self.implicit_function(substeps)(xm, um, pm, tm, hm, wg[nx:, 0])
-                wnext = ca.vertcat(wg[:nx, 0], zi)
-            xdot1, z1 = self.values_function()(x1, um, pm, tm + hm, wnext)
-            if self.explicit:
-                rinf = sym(0.0)
-            else:
-                r = self.residual_function()(x1, um, pm, tm + hm, xdot1, z1)
-                rinf = ca.norm_inf(r) if r.numel() else sym(0.0)
-            if nx and method != "rk4":
-                rinf = ca.fmax(rinf, be_res)
-            self._cache[key] = ca.Function("comm_step", [xm, um, pm, tm, hm, wg],
-                                           [x1, xdot1, z1, rinf, stiff, x_stiff])
-        return self._cache[key]
-
-    def stiffness_bound_function(self) -> ca.Function:
-        """``(x, u, p, t) -> ||d xdot / d x||_inf`` (symbolically solved models only)."""
-        key = ("stiffness", 0)
-        if key not in self._cache:
-            s = self.system
-            J = ca.jacobian(self.w_explicit[: self.n_x, 0], s.x)
-            bound = ca.mmax(ca.sum2(ca.fabs(J))) if self.n_x else ca.SX(0.0)
-            self._cache[key] = ca.Function("stiffness_bound", self._args(), [bound])
-        return self._cache[key]
-
-    def implicit_function(self, substeps: int) -> ca.Function:
-        """``(x, u, p, t0, h_period, z_guess) -> (x1, z1, residual_inf)``: backward Euler on
-        the DAE; ``residual_inf`` is the largest Newton residual left over the substeps."""
-        key = ("implicit", substeps)
-        if key not in self._cache:
-            s = self.system
-            x0s, hs = ca.SX.sym("x0", self.n_x), ca.SX.sym("hs")
-            unknown = ca.vertcat(s.x, s.z)
-            res = ca.substitute(s.residual, s.xdot, (s.x - x0s) / hs)
-            q = ca.vertcat(x0s, s.u, s.p, s.t, hs)
-            g = ca.Function("g", [unknown, q], [res])
-            rf = ca.rootfinder("be", "newton", g, _NEWTON)
-            xm, um, pm, tm, hm, zm = (ca.MX.sym(n, k) for n, k in (
-                ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("h", 1), ("z", self.n_z)))
-            x, z, hsub = xm, zm, hm / substeps
-            worst = ca.MX(0.0)
-            for k in range(substeps):
-                qk = ca.vertcat(x, um, pm, tm + (k + 1) * hsub, hsub)
-                sol = rf(ca.vertcat(x, z), qk)
-                worst = ca.fmax(worst, ca.norm_inf(g(sol, qk)))
-                x, z = sol[: self.n_x, 0], sol[self.n_x :, 0]
-            f = ca.Function("implicit", [xm, um, pm, tm, hm, zm], [x, z, worst])
-            self._cache[key] = f
-        return self._cache[key]
+        return ca.Function("values", [xm, um, pm, tm, wgm, dm, cm],
+                           [wv[: self.n_x, 0], wv[self.n_x :, 0]])
 
     def residual_function(self) -> ca.Function:
-        """``(x, u, p, t, xdot, z) -> F`` to verify Newton solutions."""
+        """``(x, u, p, t, xdot, z, d, c) -> F`` to verify Newton solutions."""
         key = ("residual", 0)
         if key not in self._cache:
             s = self.system
-            self._cache[key] = ca.Function("residual", [*self._args(), s.xdot, s.z], [s.residual])
+            self._cache[key] = ca.Function("residual", [*self._args(), s.xdot, s.z, *self._dc()],
+                                           [s.residual])
         return self._cache[key]
 
     def initial_residual_function(self) -> ca.Function:
-        """``(x, u, p, t, xdot, z) -> initial-equation residuals``."""
+        """``(x, u, p, t, xdot, z, d, c) -> initial-equation residuals``."""
         key = ("initial_residual", 0)
         if key not in self._cache:
             s = self.system
-            self._cache[key] = ca.Function("initial_residual", [*self._args(), s.xdot, s.z],
+            self._cache[key] = ca.Function("initial_residual",
+                                           [*self._args(), s.xdot, s.z, *self._dc()],
                                            [s.initial_residual])
         return self._cache[key]
 
@@ -302,15 +220,14 @@ class Numerics:
         return [names[c] for b in self.blocks if not b.linear for c in b.cols]
 
     def state_jacobian(self) -> ca.Function:
-        """``(x, u, p, t, w_guess) -> d xdot / d x``."""
+        """``(x, u, p, t, w_guess, d, c) -> d xdot / d x``."""
         key = ("jac", 0)
         if key not in self._cache:
             sym = ca.SX if self.explicit else ca.MX
-            xm, um, pm, tm, wg = (sym.sym(n, k) for n, k in (
-                ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1),
-                ("wg", self.n_x + self.n_z)))
-            xdot = self.values_function()(xm, um, pm, tm, wg)[0]
-            self._cache[key] = ca.Function("state_jac", [xm, um, pm, tm, wg],
+            xm, um, pm, tm, wg, dm, cm = self.sym_args(sym, ("wg", self.n_x + self.n_z),
+                                                        ("d", self.n_d), ("c", self.n_c))
+            xdot = self.values_function()(xm, um, pm, tm, wg, dm, cm)[0]
+            self._cache[key] = ca.Function("state_jac", [xm, um, pm, tm, wg, dm, cm],
                                            [ca.jacobian(xdot, xm)])
         return self._cache[key]
 
@@ -324,15 +241,20 @@ class Numerics:
         return self._cache[key]
 
     def start_function(self) -> ca.Function:
-        """``p -> (x_start, z_start, u_start)``."""
+        """``p -> (x_start, z_start, u_start, d_start)``; ``d_start`` includes the discrete
+        values set by initial equations."""
         key = ("start", 0)
         if key not in self._cache:
             s = self.system
-            self._cache[key] = ca.Function("start", [s.p], [s.state_start, s.algebraic_start, s.input_start])
+            d0 = s.discrete_start
+            if s.events is not None and s.events.initial_values:
+                d0 = ca.vertcat(*[s.events.initial_values.get(j, d0[j]) for j in range(self.n_d)])
+            self._cache[key] = ca.Function("start", [s.p], [s.state_start, s.algebraic_start,
+                                                             s.input_start, d0])
         return self._cache[key]
 
     def init_function(self, free: tuple[int, ...]) -> ca.Function:
-        """``(x_start, u, p, t, guess) -> (x0, xdot0, z0)`` solving the initial equations."""
+        """``(x_start, u, p, t, guess, d, c) -> (x0, xdot0, z0)`` solving the initial equations."""
         key = ("init", hash(free))
         if key not in self._cache:
             s = self.system
@@ -345,24 +267,37 @@ class Numerics:
             for i in fixed_idx:
                 xfull[i] = xs[i]
             xv = ca.vertcat(*xfull) if xfull else ca.SX(0, 1)
-            eqs = ca.vertcat(s.residual, s.initial_residual)
-            eqs = ca.substitute(eqs, s.x, xv)
-            unknown = ca.vertcat(xfree, s.xdot, s.z)
-            q = ca.vertcat(xs, s.u, s.p, s.t)
-            g = ca.Function("g", [unknown, q], [eqs])
-            rf = ca.rootfinder("init", "newton", g, _NEWTON)
-            xm, um, pm, tm, gm = (ca.MX.sym(n, k) for n, k in (
-                ("x", self.n_x), ("u", self.n_u), ("p", self.n_p), ("t", 1), ("g", unknown.numel())))
-            sol = rf(gm, ca.vertcat(xm, um, pm, tm))
+            q = ca.vertcat(xs, s.u, s.p, s.t, s.d, s.c)
+            nf = len(free)
+            n_guess = nf + self.n_x + self.n_z
+            xm, um, pm, tm, gm, dm, cm = self.sym_args(ca.MX, ("g", n_guess),
+                                                        ("d", self.n_d), ("c", self.n_c))
+            if self.explicit:
+                # [xdot; z] are explicit in x: Newton only on the free states
+                w = ca.substitute(self.w_explicit, s.x, xv)
+                eqs = ca.substitute(s.initial_residual, ca.vertcat(s.x, s.xdot, s.z),
+                                    ca.vertcat(xv, w))
+                g = ca.Function("g", [xfree, q], [eqs])
+                rf = ca.rootfinder("init", "newton", g, _NEWTON)
+                sol_x = rf(gm[:nf], ca.vertcat(xm, um, pm, tm, dm, cm))
+            else:
+                eqs = ca.substitute(ca.vertcat(s.residual, s.initial_residual), s.x, xv)
+                unknown = ca.vertcat(xfree, s.xdot, s.z)
+                g = ca.Function("g", [unknown, q], [eqs])
+                rf = ca.rootfinder("init", "newton", g, _NEWTON)
+                sol = rf(gm, ca.vertcat(xm, um, pm, tm, dm, cm))
+                sol_x = sol[:nf]
             xout = [None] * self.n_x
             for j, i in enumerate(free):
-                xout[i] = sol[j]
+                xout[i] = sol_x[j]
             for i in fixed_idx:
                 xout[i] = xm[i]
-            nf = len(free)
-            f = ca.Function("init", [xm, um, pm, tm, gm],
-                            [ca.vertcat(*xout) if xout else ca.MX(0, 1),
-                             sol[nf : nf + self.n_x, 0], sol[nf + self.n_x :, 0]])
+            x0 = ca.vertcat(*xout) if xout else ca.MX(0, 1)
+            if self.explicit:
+                xdot0, z0 = self.values_function()(x0, um, pm, tm, gm[nf:], dm, cm)
+            else:
+                xdot0, z0 = sol[nf : nf + self.n_x, 0], sol[nf + self.n_x :, 0]
+            f = ca.Function("init", [xm, um, pm, tm, gm, dm, cm], [x0, xdot0, z0])
             self._cache[key] = f
         return self._cache[key]
 
@@ -390,11 +325,12 @@ class Numerics:
         """Start values (and parameter values) at default parameters, by scalar name."""
         s = self.system
         p = self.default_parameters()
-        xs, zs, us = (np.asarray(v, dtype=float).ravel() for v in self.start_function()(p))
+        xs, zs, us, ds = (np.asarray(v, dtype=float).ravel() for v in self.start_function()(p))
         out = dict(zip(s.param_names, p.tolist(), strict=True))
         out.update(zip(s.state_names, xs.tolist(), strict=True))
         out.update(zip(s.algebraic_names, zs.tolist(), strict=True))
         out.update(zip(s.input_names, us.tolist(), strict=True))
+        out.update(zip(s.discrete_names, ds.tolist(), strict=True))
         return out
 
     def default_parameters(self, overrides: dict[int, float] | None = None) -> np.ndarray:

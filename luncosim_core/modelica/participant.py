@@ -1,11 +1,13 @@
 """A compiled Modelica model as a fixed-step co-simulation participant.
 
-Each :meth:`ModelicaParticipant.step` advances one communication period (default 1/60 s) with
-internal substeps, then publishes outputs. Inputs set between steps are held constant over the
-period (zero-order hold); parameter changes apply at the next communication point; ``reset``
-restores the initial state. The integrator is chosen per model: RK4 with enough substeps to be
-stable at the initial operating point, or backward Euler on the DAE when that would take more
-than ``max_substeps`` (stiff), or whatever ``method`` forces.
+Each :meth:`ModelicaParticipant.step` advances one communication period (default 1/60 s) and
+then publishes outputs; ports are exchanged only at communication points. Inside the period the
+:class:`~luncosim_core.modelica.stepper.Stepper` chooses substeps for accuracy (an error-controlled
+Dormand–Prince 5(4) pair, implicit Euler for stiff models) and handles Modelica events: relations
+are held between events, crossings are located inside the period, ``when``/``reinit``/``pre``/
+``edge``/``change``/``sample``/``initial()``/``terminal()`` run in an event iteration to a fixed
+point. Inputs set between steps are held constant over the period (zero-order hold); parameter
+changes apply at the next communication point; ``reset`` restores the initial state.
 """
 
 from __future__ import annotations
@@ -20,23 +22,29 @@ from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.modelica.compiler import CompiledModel
 from luncosim_core.modelica.interface import ModelInterface
 from luncosim_core.modelica.numerics import CASADI_LOCK
+from luncosim_core.modelica.stepper import Stepper
 
 Method = Literal["auto", "rk4", "implicit"]
 _NEWTON_TOL = 1e-6  # max |residual| accepted after a Newton solve
-_RK4_STABLE = 1.0  # |lambda| * h kept for RK4: stable (limit ~2.785) and accurate per substep
-_RK4_LIMIT = 2.5  # ||J|| * h beyond which a step just taken may be unstable: re-choose, redo
 
 
 def _err(code: str, message: str, path: str = "") -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", code, message, path=path, source="modelica"))
 
 
-class ModelicaParticipant:
-    """Steps one compiled model; single-threaded (owned by the simulation thread)."""
+class ModelicaParticipant(Stepper):
+    """Steps one compiled model; single-threaded (owned by the simulation thread).
+
+    ``method="auto"`` (default) uses error-controlled Dormand–Prince substeps (``substeps`` is
+    then the minimum, default 1) and switches to implicit Euler when the model is too stiff for
+    ``max_substeps``; ``"rk4"`` forces fixed RK4 substeps and ``"implicit"`` backward Euler
+    (``substeps`` default 4 for both). ``max_events`` caps the state events in one period
+    (more is reported as chattering / Zeno).
+    """
 
     def __init__(self, compiled: CompiledModel, period: float = 1 / 60, *,
-                 method: Method = "auto", substeps: int = 4, max_substeps: int = 64,
-                 name: str = ""):
+                 method: Method = "auto", substeps: int | None = None, max_substeps: int = 64,
+                 name: str = "", max_events: int = 100):
         if not compiled.ok or compiled.numerics is None:
             raise DiagnosticError(list(compiled.diagnostics) or [Diagnostic(
                 "error", "modelica.compile", "model did not compile", source="modelica")])
@@ -46,8 +54,10 @@ class ModelicaParticipant:
         self.name = name or compiled.model_name
         self.period = float(period)
         self.method_requested: Method = method
-        self.min_substeps = max(1, int(substeps))
+        default = 1 if method == "auto" else 4
+        self.min_substeps = max(1, int(substeps if substeps is not None else default))
         self.max_substeps = max(self.min_substeps, int(max_substeps))
+        self.max_events = max(1, int(max_events))
         num = compiled.numerics
         sysm = num.system
         self._num = num
@@ -55,10 +65,13 @@ class ModelicaParticipant:
         self._alg_index = {n: i for i, n in enumerate(sysm.algebraic_names)}
         self._input_index = {n: i for i, n in enumerate(sysm.input_names)}
         self._param_index = {n: i for i, n in enumerate(sysm.param_names)}
+        self._disc_index = {n: i for i, n in enumerate(sysm.discrete_names)}
         self._outputs = [v.name for v in compiled.interface.outputs]
         self._overrides: dict[int, float] = {}
         self._pending: dict[int, float] = {}
-        self.method, self.substeps = "rk4", self.min_substeps
+        self._diags: list[Diagnostic] = []
+        self.method, self.substeps = "dopri", self.min_substeps
+        self._init_events()
         self.reset()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -68,10 +81,14 @@ class ModelicaParticipant:
         nx, nz = num.n_x, num.n_z
         self.x, self.xdot, self.z = np.zeros(nx), np.zeros(nx), np.zeros(nz)
         self.u, self.p = np.zeros(num.n_u), np.zeros(num.n_p)
+        self.d, self.c = np.zeros(num.n_d), np.zeros(num.n_c)
+        self.cpre = np.zeros(self._n_cond)
+        self.mag = np.zeros(nx)  # largest |x_i| so far: the scale of the error estimate
         self._t, self._h = np.zeros(1), np.array([self.period])
         self._wg = np.zeros(nx + nz)
         self._x1, self._xdot1, self._z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz)
-        self._rinf, self._stiff, self._x_stiff = np.zeros(1), np.zeros(1), np.zeros(nx)
+        self._rinf, self._errv, self._cross = np.zeros(1), np.zeros(1), np.zeros(1)
+        self._total = np.zeros(1)
 
     def reset(self, start_tick: int = 0) -> None:
         """Initial state at t = ``start_tick * period`` (0 by default) with the current parameter
@@ -86,15 +103,45 @@ class ModelicaParticipant:
         self._overrides.update(self._pending)
         self._pending.clear()
         self.p[:] = num.default_parameters(self._overrides)
-        xs, zs, us = (np.asarray(v, dtype=float).ravel() for v in num.start_function()(self.p))
+        xs, zs, us, ds = (np.asarray(v, dtype=float).ravel() for v in num.start_function()(self.p))
         self._z_start = zs
         self.u[:] = us
+        self.d[:] = ds
+        self.c[:] = 0.0
         self.ticks = start_tick
         self.time = start_tick * self.period
+        self.terminated: str | None = None
+        self._warned: set[int] = set()
+        self._recent_events: list[tuple[float, tuple[int, ...]]] = []
+        self._params_moved = False
+        self._good, self._n_floor, self._raised_at = 0, 1, None
+        self._h_slow = self.period
+        for _ in range(8):  # held relations consistent with the initial point
+            self._solve_initial(xs, zs)
+            if not num.n_c:
+                break
+            st = self._working()
+            lit = self._call("relcheck")
+            if lit(st["x"], self.u, self.p, self.time, st["wg"], self.d, self.c)[0][0] == 0:
+                break
+            out = self._call("event")(self.x, self.u, self.p, self.time, st["wg"], self.d, self.c,
+                                      self.cpre, np.zeros(len(self._clocks)), np.zeros(2))
+            self.c[:] = out[2]
+        if self._has_events and self._num.system.events is not None:
+            self._initial_event(xs, zs)
+        self._check_initial()
+        self.mag[:] = np.abs(self.x)
+        self._h_slow = self.period / max(1, self.substeps)
+        self._choose_method()
+        self._h_slow = self.period / max(1, self.substeps)
+
+    def _solve_initial(self, xs: np.ndarray, zs: np.ndarray) -> None:
+        num = self._num
         free = num.free_states_for_init()
         if num.system.initial_residual.numel():
             guess = np.concatenate([xs[list(free)], np.zeros(num.n_x), zs])
-            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, self.time, guess)
+            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, self.time, guess, self.d,
+                                                self.c)
             self.x[:] = np.asarray(x0, dtype=float).ravel()
             self.z[:] = np.asarray(z0, dtype=float).ravel()
         else:
@@ -102,55 +149,36 @@ class ModelicaParticipant:
             self.z[:] = zs
         self.xdot[:] = 0.0
         self._refresh_algebraics()
+
+    def _initial_event(self, xs: np.ndarray, zs: np.ndarray) -> None:
+        """The initialization event: ``initial()`` is true, ``sample`` ticks at its start."""
+        call = self._call("event")
+        ticks0 = np.zeros(len(self._clocks))
+        for _ in range(4):
+            st = self._working()
+            # conditions already true at the start do not fire (their pre value is the same)
+            st["cpre"] = call(st["x"], self.u, self.p, self.time, st["wg"], st["d"], st["c"],
+                              st["cpre"], ticks0, np.zeros(2))[3].copy()
+            d_before = st["d"].copy()
+            self._iterate(st, self.time, ticks=self._ticks_at(self.time), initial=True)
+            self.x[:], self.d[:], self.c[:], self.cpre[:] = st["x"], st["d"], st["c"], st["cpre"]
+            if np.array_equal(d_before, self.d) or not self._num.system.initial_residual.numel():
+                break
+            self._solve_initial(xs, zs)  # discrete values set at initial() feed the equations
+        self._refresh_algebraics()
+        if st["terminate"] is not None:
+            self.terminated = st["terminate"][1]
+
+    def _check_initial(self) -> None:
+        num = self._num
         if num.system.initial_residual.numel():
-            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, self.time, self.xdot,
-                                                           self.z), dtype=float).ravel()
+            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, self.time,
+                                                           self.xdot, self.z, self.d, self.c),
+                           dtype=float).ravel()
             if not float(np.max(np.abs(r))) <= _NEWTON_TOL:
                 raise _err("modelica.initialization",
                            f"model {self.name}: the initial equations could not be solved "
                            f"(residual {float(np.max(np.abs(r))):.3g})")
-        self._checked_bound, self._raised_at = 0.0, None
-        self._choose_method()
-
-    def _choose_method(self, x: np.ndarray | None = None) -> None:
-        """Pick RK4 substeps (or implicit Euler) from the stiffness at ``x`` (default: now)."""
-        with CASADI_LOCK:
-            self._choose_method_locked(x)
-
-    def _choose_method_locked(self, x: np.ndarray | None) -> None:
-        num = self._num
-        x = self.x if x is None else x
-        if self.method_requested == "implicit":
-            self.method, self.substeps = "implicit", self.min_substeps
-        elif self.method_requested == "rk4" or num.n_x == 0:
-            self.method, self.substeps = "rk4", self.min_substeps
-        else:
-            try:
-                A = np.asarray(num.state_jacobian()(x, self.u, self.p, self.time,
-                                                    self._guess()), dtype=float)
-            except RuntimeError:  # Newton inside the Jacobian failed: no stiffness estimate
-                A = np.zeros((0, 0))
-            finite = A.size and np.all(np.isfinite(A))
-            rho = float(np.max(np.abs(np.linalg.eigvals(A)))) if finite else 0.0
-            need = math.ceil(rho * self.period / _RK4_STABLE) if rho > 0 else 1
-            if need <= self.max_substeps:
-                self.method, self.substeps = "rk4", max(self.min_substeps, need)
-            else:
-                self.method, self.substeps = "implicit", self.min_substeps
-        self._bind(self.method, self.substeps)
-
-    def _bind(self, method: str, substeps: int) -> None:
-        """Point the zero-copy evaluation buffer at the step function for this method."""
-        self.method, self.substeps = method, substeps
-        with CASADI_LOCK:
-            fn = self._num.step_function(method, substeps)
-            buf, self._eval = fn.buffer()
-        for i, arr in enumerate((self.x, self.u, self.p, self._t, self._h, self._wg)):
-            buf.set_arg(i, memoryview(arr))
-        for i, arr in enumerate((self._x1, self._xdot1, self._z1, self._rinf, self._stiff,
-                                 self._x_stiff)):
-            buf.set_res(i, memoryview(arr))
-        self._buffer = buf  # keeps the bound memory alive
 
     def _guess(self) -> np.ndarray:
         return np.concatenate([self.xdot, self.z])
@@ -159,12 +187,14 @@ class ModelicaParticipant:
         num = self._num
         if num.n_x + num.n_z == 0:
             return
-        xdot, z = num.values_function()(self.x, self.u, self.p, self.time, self._guess())
+        xdot, z = num.values_function()(self.x, self.u, self.p, self.time, self._guess(), self.d,
+                                        self.c)
         self.xdot[:] = np.asarray(xdot, dtype=float).ravel()
         self.z[:] = np.asarray(z, dtype=float).ravel()
         if not num.explicit:
             r = np.asarray(num.residual_function()(self.x, self.u, self.p, self.time,
-                                                     self.xdot, self.z), dtype=float).ravel()
+                                                     self.xdot, self.z, self.d, self.c),
+                           dtype=float).ravel()
             self._check_residual(float(np.max(np.abs(r))) if r.size else 0.0, self.time)
 
     def _check_residual(self, rinf: float, t: float, stepping: bool = False) -> None:
@@ -227,15 +257,24 @@ class ModelicaParticipant:
                 out[n] = float(self.z[self._alg_index[n]])
             elif n in self._state_index:
                 out[n] = float(self.x[self._state_index[n]])
+            elif n in self._disc_index:
+                out[n] = float(self.d[self._disc_index[n]])
         return out
 
     def value(self, name: str) -> float:
-        """Any state, algebraic, input or parameter value by scalar name (for inspection)."""
+        """Any state, algebraic, discrete, input or parameter value by scalar name."""
         for idx, vec in ((self._state_index, self.x), (self._alg_index, self.z),
-                         (self._input_index, self.u), (self._param_index, self.p)):
+                         (self._disc_index, self.d), (self._input_index, self.u),
+                         (self._param_index, self.p)):
             if name in idx:
                 return float(vec[idx[name]])
         raise _err("modelica.variable.unknown", f"model {self.name} has no variable '{name}'", name)
+
+    def take_diagnostics(self) -> list[Diagnostic]:
+        """Warnings raised while stepping (``assert(..., AssertionLevel.warning)``,
+        ``terminate()``) since the last call."""
+        out, self._diags = self._diags, []
+        return out
 
     # -- stepping ------------------------------------------------------------------------
     def step(self) -> None:
@@ -244,94 +283,91 @@ class ModelicaParticipant:
             self._overrides.update(self._pending)
             self._pending.clear()
             self.p[:] = self._num.default_parameters(self._overrides)
-            self._checked_bound, self._raised_at = 0.0, None
-            self._choose_method()  # a changed time constant may change the substeps needed
+            self._raised_at = None
+            self._params_moved = self._has_events  # discrete values may depend on them
+            with CASADI_LOCK:
+                self._choose_method()  # a changed time constant may change the substeps needed
+        t0 = self.ticks * self.period
         t1 = (self.ticks + 1) * self.period
-        self._t[0] = self.ticks * self.period
-        self._advance()
-        if self.method_requested == "auto":
-            self._adapt()
-        if not np.all(np.isfinite(self._x1)):
-            bad = [n for n, v in zip(self._num.system.state_names, self._x1, strict=True)
-                   if not math.isfinite(v)]
-            raise _err("modelica.step.diverged",
-                       f"model {self.name} diverged at t={t1:.6g} s "
-                       f"(non-finite states: {', '.join(bad)})")
-        self._check_residual(float(self._rinf[0]), t1, stepping=True)
-        self.x[:] = self._x1
-        self.xdot[:] = self._xdot1
-        self.z[:] = self._z1
+        if self.terminated is not None:  # the model ended itself: outputs stay as they were
+            self.ticks += 1
+            self.time = t1
+            return
+        mode = self._advance(t0)
+        self._params_moved = False
+        if mode == "fast":
+            if not math.isfinite(self._total[0]):
+                self._diverged(self._x1, t1)
+            if self._rinf[0] > _NEWTON_TOL:
+                self._check_residual(float(self._rinf[0]), t1, stepping=True)
+            self.x[:] = self._x1
+            self.xdot[:] = self._xdot1
+            self.z[:] = self._z1
+            err = float(self._errv[0])
+        else:
+            st = self._work
+            if not np.all(np.isfinite(st["x"])):
+                self._diverged(st["x"], t1)
+            nx = self._num.n_x
+            self.x[:] = st["x"]
+            self.xdot[:] = st["wg"][:nx]
+            self.z[:] = st["wg"][nx:]
+            self.d[:] = st["d"]
+            self.c[:] = st["c"]
+            self.cpre[:] = st["cpre"]
+            err = 1.0  # no step-down decision from a period with events
+            if st["terminate"] is not None:
+                te, message = st["terminate"]
+                self.terminated = message
+                self._diags.append(Diagnostic(
+                    "info", "modelica.terminated", f"model {self.name} terminated at "
+                    f"t={te:.9g} s: {message}; its outputs keep their last values",
+                    source="modelica"))
+        if not self.ticks & 7:  # the error scale follows the states' magnitudes (every 8 ticks)
+            np.maximum(self.mag, np.abs(self.x), out=self.mag)
         self.ticks += 1
         self.time = t1
+        if self._warning_idx:
+            self._check_warnings()
+        if self.method_requested == "auto":
+            self._after_commit(err)
 
-    def _adapt(self) -> None:
-        """Follow stiffness that appears mid-run (a contact spring switched on by ``if``).
-
-        The step function reports the largest ||J||_inf met during the period (an upper bound
-        of the spectral radius) and where. When it exceeds what the current RK4 substeps can
-        take, the exact spectral radius there decides new substeps (or the implicit path) and
-        the period is redone from the same start state. Once a second after a raise, the choice is re-made at the current
-        point so the participant returns to cheaper stepping when the gate opens again.
-        """
-        bound = float(self._stiff[0])
-        if (self.method == "rk4" and bound * self.period / self.substeps > _RK4_LIMIT
-                and bound > 2.0 * self._checked_bound):
-            self._checked_bound = bound
-            before = (self.method, self.substeps)
-            self._choose_method(self._x_stiff.copy())
-            if (self.method, self.substeps) != before:
-                self._raised_at = self.ticks
-                self._advance()
-        elif self._raised_at is not None and self.ticks - self._raised_at >= round(1 / self.period):
-            self._raised_at = None
-            self._checked_bound = 0.0
-            self._choose_method(self._x1.copy())
-
-    def _advance(self) -> None:
-        """Evaluate one communication period from the current state into the result buffers.
-
-        A Newton failure is retried from the start values, then (implicit path) with 4x the
-        substeps up to ``max_substeps``; what still fails is reported by :meth:`step`.
-        """
-        nx = self._num.n_x
-        self._wg[:nx] = self.xdot
-        self._wg[nx:] = self.z
-        self._eval()
-        if self._rinf[0] <= _NEWTON_TOL:
-            return
-        if not self._num.explicit:
-            self._wg[:nx] = 0.0
-            self._wg[nx:] = self._z_start
-            self._eval()
-        while (self.method == "implicit" and not self._rinf[0] <= _NEWTON_TOL
-               and self.substeps < self.max_substeps):
-            self._bind(self.method, min(self.substeps * 4, self.max_substeps))
-            self._raised_at = self.ticks
-            self._wg[:nx] = self.xdot
-            self._wg[nx:] = self.z
-            self._eval()
+    def _diverged(self, x: np.ndarray, t1: float) -> None:
+        bad = [n for n, v in zip(self._num.system.state_names, x, strict=True)
+               if not math.isfinite(v)]
+        raise _err("modelica.step.diverged",
+                   f"model {self.name} diverged at t={t1:.6g} s "
+                   f"(non-finite states: {', '.join(bad)})")
 
     def save_state(self) -> dict[str, object]:
         """Everything needed to resume exactly here (for runtime snapshots / rewind)."""
         return {
             "ticks": self.ticks, "x": self.x.copy(), "xdot": self.xdot.copy(), "z": self.z.copy(),
-            "u": self.u.copy(), "p": self.p.copy(), "overrides": dict(self._overrides),
+            "u": self.u.copy(), "p": self.p.copy(), "d": self.d.copy(), "c": self.c.copy(),
+            "cpre": self.cpre.copy(), "mag": self.mag.copy(), "overrides": dict(self._overrides),
             "pending": dict(self._pending), "method": (self.method, self.substeps),
-            "adapt": (self._checked_bound, self._raised_at),
+            "adapt": (self._good, self._n_floor, self._raised_at, self._h_slow),
+            "terminated": self.terminated, "warned": set(self._warned),
+            "recent_events": list(self._recent_events),
         }
 
     def restore_state(self, state: dict[str, object]) -> None:
         """Resume from :meth:`save_state`; later steps are bit-identical to the original run."""
         self.ticks = int(state["ticks"])  # type: ignore[arg-type]
         self.time = self.ticks * self.period
-        for name in ("x", "xdot", "z", "u", "p"):
+        for name in ("x", "xdot", "z", "u", "p", "d", "c", "cpre", "mag"):
             getattr(self, name)[:] = state[name]  # in place: the step buffers point at them
         self._overrides = dict(state["overrides"])  # type: ignore[arg-type]
         self._pending = dict(state["pending"])  # type: ignore[arg-type]
-        self._checked_bound, self._raised_at = state["adapt"]  # type: ignore[misc]
+        self._good, self._n_floor, self._raised_at, self._h_slow = state["adapt"]  # type: ignore[misc]
+        self.terminated = state["terminated"]  # type: ignore[assignment]
+        self._warned = set(state["warned"])  # type: ignore[arg-type]
+        self._recent_events = list(state["recent_events"])  # type: ignore[arg-type]
         self._bind(*state["method"])  # type: ignore[misc]
 
     def state_bytes(self) -> bytes:
-        """Exact bytes of time, states, algebraics, inputs and parameters (determinism hash)."""
+        """Exact bytes of time, states, algebraics, inputs, parameters, discrete values and held
+        relations (determinism hash)."""
         return b"".join(np.ascontiguousarray(a, dtype="<f8").tobytes()
-                        for a in (np.array([self.time]), self.x, self.z, self.u, self.p))
+                        for a in (np.array([self.time]), self.x, self.z, self.u, self.p, self.d,
+                                  self.c))

@@ -68,7 +68,7 @@ def test_compile_of_source_text_overrides_file_content(write_model):
     assert cm.source_path == path.resolve()
 
 
-def test_events_are_rejected_with_a_located_diagnostic(write_model):
+def test_event_constructs_compile(write_model):
     text = """model Bouncy
   Real h(start = 1, fixed = true);
   Real v(start = 0, fixed = true);
@@ -81,10 +81,32 @@ equation
 end Bouncy;
 """
     cm = compile_model(write_model("Bouncy", text))
+    assert cm.ok, cm.diagnostics
+    assert cm.diagnostics == ()  # events are handled: no "unlocated crossing" note any more
+
+
+@pytest.mark.parametrize("body, what, line", [
+    ("  y = delay(x, 0.1);", "delay()", 7),
+    ("  y = sample(x, c);", "clocked", 7),
+])
+def test_unsupported_event_constructs_are_rejected_with_a_located_diagnostic(write_model, body,
+                                                                              what, line):
+    text = f"""model D
+  Real x(start = 0, fixed = true);
+  discrete Real y;
+  Clock c = Clock(0.1);
+equation
+  der(x) = 1;
+{body}
+end D;
+"""
+    if what == "delay()":
+        text = text.replace("discrete Real y;", "Real y;").replace("Clock c = Clock(0.1);", "parameter Real c = 0;")
+    cm = compile_model(write_model("D", text))
     assert not cm.ok
     d = cm.diagnostics[0]
     assert d.code == "modelica.unsupported.events"
-    assert "reinit" in d.message and d.line is not None and d.line >= 7
+    assert what in d.message and d.line == line
 
 
 def test_unbalanced_model_is_an_error_not_an_exception(write_model):
