@@ -451,7 +451,13 @@ class ModelicaProgram:
         return self.participant.state_bytes()
 
     def take_diagnostics(self) -> list[Diagnostic]:
+        """This program's diagnostics plus its model's own (warning asserts, terminate)."""
         out, self._diags = self._diags, []
+        taker = getattr(self.participant, "take_diagnostics", None)
+        if taker is not None:
+            out += [d if d.path else Diagnostic(d.severity, d.code, d.message, path=self.prim_path, layer=d.layer,
+                                                line=d.line, column=d.column, source=d.source or "modelica", data=d.data)
+                    for d in taker()]
         return out
 
     def close(self) -> None:
