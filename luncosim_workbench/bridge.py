@@ -20,10 +20,10 @@ from pxr import Sdf, Usd
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from luncosim_core.api.commands import Command, Query
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.sim.mirror import StageDocument
 from luncosim_core.sim.programs import program_participants
 from luncosim_core.sim.simulation import Simulation, SimulationConfig
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_core.sim.worker import SimulationWorker
 from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.api import ApplyOp
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard
 from luncosim_workbench import layout as layouts

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
 
+from luncosim_core.api.commands import ListConnections
+from luncosim_core.api.host import Host
+
 BODY_API = "PhysicsRigidBodyAPI"
 COLLISION_API = "PhysicsCollisionAPI"
 FILTER_API = "PhysicsFilteredPairsAPI"
@@ -36,8 +39,9 @@ def _get(prim, name, default=None):
     return default
 
 
-def extract_facts(stage: Usd.Stage, sim=None) -> dict:
-    """The facts map of ``stage``; with a running ``sim``, wires are judged against its live ports."""
+def extract_facts(stage: Usd.Stage, host: Host | None = None) -> dict:
+    """The facts map of ``stage``; with a running simulation's ``host``, wires are judged against
+    its live ports (``ListConnections``)."""
     prims = list(stage.Traverse())
     schemas = {str(p.GetPath()): list(p.GetAppliedSchemas()) for p in prims}
     body_paths = {str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]}
@@ -142,7 +146,7 @@ def extract_facts(stage: Usd.Stage, sim=None) -> dict:
         "collision_groups": groups,
         "prims": prim_facts,
         "connectors": connectors,
-        "wires": _wires(stage, sim),
+        "wires": _wires(stage, host),
     }
 
 
@@ -197,23 +201,30 @@ def _stage_meta(stage: Usd.Stage) -> dict:
             "layer": root.realPath or root.identifier}
 
 
-def _wires(stage: Usd.Stage, sim) -> list[dict]:
-    if sim is not None and getattr(sim, "fabric", None) is not None:
-        wires = list(sim.fabric.valid) + list(sim.fabric.broken)
+def _wires(stage: Usd.Stage, host: Host | None) -> list[dict]:
+    live = host.query(ListConnections(None)) if host is not None else None
+    if live is not None and live.ok:
+        wires = [(w["source_prim"], w["source"], w["sink_prim"], w["sink"], w["broken"]) for w in live.value]
     else:
         from luncosim_core.ports.declarations import read_declarations, read_wires
 
         decls, _ = read_declarations(stage)
-        wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls})
-    out = [{"source": f"{w.source_prim}.{w.source_attr or w.source_port}",
-            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}", "broken": w.broken}
-           for w in wires if not is_shading_connection(stage, w)]
+        wires = [(w.source_prim, f"{w.source_prim}.{w.source_attr or w.source_port}",
+                  w.sink_prim, f"{w.sink_prim}.{w.sink_attr or w.sink_port}", w.broken)
+                 for w in read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls})]
+    out = [{"source": source, "sink": sink, "broken": broken}
+           for source_prim, source, sink_prim, sink, broken in wires
+           if not _is_shading(stage, source_prim, sink_prim)]
     return sorted(out, key=lambda w: (w["sink"], w["source"]))
 
 
 def is_shading_connection(stage, wire) -> bool:
     """A material/shader network connection (UsdShade) carries no simulation signal."""
-    for path in (wire.sink_prim, wire.source_prim):
+    return _is_shading(stage, wire.sink_prim, wire.source_prim)
+
+
+def _is_shading(stage, *paths: str) -> bool:
+    for path in paths:
         prim = stage.GetPrimAtPath(path)
         if prim and (prim.IsA(UsdShade.Material) or prim.IsA(UsdShade.Shader) or prim.IsA(UsdShade.NodeGraph)):
             return True

@@ -97,5 +97,7 @@ class Wire:
         return f"{self.source_prim}.{self.source_attr or self.source_port} -> {self.sink_prim}.{self.sink_attr or self.sink_port}"
 
     def to_json(self) -> dict:
-        return {"source": f"{self.source_prim}.{self.source_attr}", "sink": f"{self.sink_prim}.{self.sink_attr}",
+        return {"source": f"{self.source_prim}.{self.source_attr or self.source_port}",
+                "sink": f"{self.sink_prim}.{self.sink_attr or self.sink_port}",
+                "source_prim": self.source_prim, "sink_prim": self.sink_prim,
                 "type": self.scalar_type, "broken": self.broken, "scale": self.scale, "offset": self.offset}

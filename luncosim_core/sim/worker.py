@@ -19,9 +19,9 @@ from concurrent.futures import Future
 from psygnal import Signal
 
 from luncosim_core.api.commands import Command, CommandResult, Query
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.sim.simulation import Simulation
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 
 QUEUE_LIMIT = 4096
 
@@ -132,7 +132,7 @@ class SimulationWorker:
                 try:
                     self.sim.poll_sources()
                 except Exception as exc:  # a source that cannot be read is a diagnostic, not a dead thread
-                    self.sim._new_diags.append(Diagnostic("warning", "source-poll-failed", str(exc), source="runtime"))
+                    self.sim.report(Diagnostic("warning", "source-poll-failed", str(exc), source="runtime"))
             active = self._running or self._steps > 0
             timeout = None
             if active and self._speed is not None and self._steps == 0:
@@ -245,5 +245,6 @@ class SimulationWorker:
                                 data={"traceback": traceback.format_exc()})
         if self.sim is not None:
             self.sim.fault = self.error
+            self.sim.report(self.error)
             self._publish()
         self.faulted.emit(self.error)

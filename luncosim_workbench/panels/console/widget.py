@@ -7,7 +7,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench.panels.base import PanelContext
 
 MAX_LINES = 5000

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import Diagnostic
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_workbench.panels.base import PanelContext
 
 COLUMNS = ("Severity", "Source", "Code", "Message", "Where")

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench.panels.base import PanelContext
 from luncosim_workbench.panels.ports.model import PORT_MIME
 

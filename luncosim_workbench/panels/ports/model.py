@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QMimeData, QModelIndex, QSortFilterProxyModel, Qt
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 
 COLUMNS = ("Port", "Dir", "Type", "Unit", "Value", "Owner / source", "Writable", "Wires")
 VALUE_COL = 4

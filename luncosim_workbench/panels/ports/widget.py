@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.api import ListConnections, ListPorts, SetPorts
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench.panels.base import PanelContext
 from luncosim_workbench.panels.ports.model import PortFilterProxy, PortTableModel
 

@@ -1,0 +1,65 @@
+"""Program prims: prims that carry behaviour (Modelica, FMU, Rhai) and their parameters.
+
+A program prim applies ``LunCoProgramAPI`` or authors ``info:sourceAsset`` / ``info:sourceCode``.
+Its language follows its source: ``.mo`` / inline Modelica, ``.fmu``, ``.rhai`` / inline Rhai.
+Parameters are authored as ``lunco:param:<key>`` (or ``lunco:params:<key>``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pxr import Sdf
+
+_MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
+PARAM_NAMESPACES = ("lunco:param:", "lunco:params:")
+
+
+def program_prims(stage) -> list:
+    """Prims that carry a program: by applied schema or by source attributes, in path order."""
+    out = []
+    for prim in stage.Traverse():
+        if "LunCoProgramAPI" in prim.GetAppliedSchemas() or prim.HasAttribute("info:sourceAsset") or prim.HasAttribute("info:sourceCode"):
+            out.append(prim)
+    return out
+
+
+def program_language(prim) -> str:
+    """``modelica``, ``fmu``, ``rhai`` or "" (unknown / no source)."""
+    asset = prim.GetAttribute("info:sourceAsset")
+    if asset and asset.HasAuthoredValue():
+        value = asset.Get()
+        text = value.path if isinstance(value, Sdf.AssetPath) else str(value)
+        suffix = text.rsplit(".", 1)[-1].lower() if "." in text else ""
+        return {"mo": "modelica", "fmu": "fmu", "rhai": "rhai"}.get(suffix, "")
+    code = prim.GetAttribute("info:sourceCode")
+    if code and code.HasAuthoredValue():
+        lang = prim.GetAttribute("info:sourceCode:language")
+        if lang and lang.HasAuthoredValue():
+            return str(lang.Get()).lower()
+        return "modelica" if _MODELICA_RE.search(str(code.Get())) else "rhai"
+    return ""
+
+
+def read_param(prim, key: str) -> Any:
+    """A parameter authored as ``lunco:param:<key>`` (or ``lunco:params:<key>``); None if absent."""
+    if not prim:
+        return None
+    for ns in PARAM_NAMESPACES:
+        attr = prim.GetAttribute(ns + key)
+        if attr and attr.HasAuthoredValue():
+            return param_value(attr.Get())
+    return None
+
+
+def param_value(v: Any) -> Any:
+    """A parameter value as scripts see it: numbers become floats, bools and text stay, asset
+    paths become their authored text, anything else its string form."""
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    if hasattr(v, "path"):
+        return v.path
+    return str(v)
