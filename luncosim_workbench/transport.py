@@ -1,4 +1,5 @@
-"""The transport bar: play, pause, step one tick, reset, speed, tick and sim time."""
+"""The transport bar: play, pause, step one tick, reset (from the action registry), speed, tick
+and sim time."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from luncosim_workbench.bridge import SPEEDS
 
 
 class TransportBar(QToolBar):
-    def __init__(self, actions: dict, parent=None) -> None:
+    """The registry fills the buttons (toolbar id ``transport``); :meth:`add_readouts` adds the
+    speed selector and the clock after them."""
+
+    def __init__(self, parent=None) -> None:
         super().__init__("Transport", parent)
         self.setObjectName("transport")
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for key in ("play", "pause", "step", "reset"):
-            self.addAction(actions[key])
+
+    def add_readouts(self) -> None:
         self.addSeparator()
         self.addWidget(QLabel(" Speed "))
         self.speed = QComboBox()

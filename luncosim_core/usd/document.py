@@ -105,10 +105,11 @@ class UsdDocument:
         raise OpError(Diagnostic("error", "op-target", f"unknown edit target {target!r} (use base or runtime)", source="usd"))
 
     # -- editing -----------------------------------------------------------------------
-    def apply(self, op: Op) -> Op:
-        """Apply a typed op, journal it, return its inverse. Raises :class:`OpError`."""
+    def apply(self, op: Op, *, author: str = "user") -> Op:
+        """Apply a typed op, journal it with its ``author`` (``user``, ``api``, ``script``), return
+        its inverse. Raises :class:`OpError`."""
         inverse = op.apply(self)
-        self.journal.record(op, inverse)
+        self.journal.record(op, inverse, author)
         self.changed.emit(op)
         return inverse
 

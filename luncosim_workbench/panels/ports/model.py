@@ -6,13 +6,13 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QMimeData, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QMimeData, QSortFilterProxyModel, Qt
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_workbench.mime import PORT_MIME
+from luncosim_workbench.widgets.table_model import ColumnTableModel
 
-COLUMNS = ("Port", "Dir", "Type", "Unit", "Value", "Owner / source", "Writable", "Wires")
 VALUE_COL = 4
-PORT_MIME = "application/x-luncosim-port"
 KEY_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -27,7 +27,9 @@ def wires_by_port(wires: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-class PortTableModel(QAbstractTableModel):
+class PortTableModel(ColumnTableModel):
+    COLUMNS = ("Port", "Dir", "Type", "Unit", "Value", "Owner / source", "Writable", "Wires")
+
     def __init__(self, write: Callable[[str, str, float], None] = lambda *_a: None, parent=None) -> None:
         super().__init__(parent)
         self.write = write  # (prim, name, value): send SetPorts
@@ -75,16 +77,8 @@ class PortTableModel(QAbstractTableModel):
         return None if math.isnan(v) else v
 
     # ------------------------------------------------------------------ Qt
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802
-        return 0 if parent.isValid() else len(self.ports)
-
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
-        return len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def row_items(self) -> list:
+        return self.ports
 
     def editable(self, row: int) -> bool:
         p = self.ports[row]
