@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
 from luncosim_core import __version__
@@ -69,8 +70,6 @@ def parse_sets(items: list[str]) -> dict[str, dict[str, float]]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scene headless as fast as possible; print hashes and/or the final state."""
-    import csv
-
     from luncosim_core.api import SetPorts
     from luncosim_core.diagnostics import DiagnosticError
     from luncosim_core.sim.simulation import SimulationConfig, open_simulation
@@ -81,33 +80,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (DiagnosticError, FileNotFoundError) as exc:
         print(f"luncosim run: {exc}", file=sys.stderr)
         return 1
-    results = []
     for prim, writes in parse_sets(args.set or []).items():
-        results.append((prim, writes))
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
-    hashes: list[dict] = []
-    writer = None
-    csv_file = None
-    if args.csv:
-        csv_file = open(args.csv, "w", newline="", encoding="utf-8")
-        writer = csv.writer(csv_file)
-        writer.writerow(["tick", "time", *sim.registry.index])
-    try:
-        for _ in range(args.ticks):
-            if not sim.tick():
-                if sim.fault is not None or sim.status_reason:
-                    break
-            if writer is not None:
-                writer.writerow([sim.tick_count, repr(sim.time), *(repr(float(v)) for v in sim.registry.values)])
-            if args.hash_every and sim.tick_count % args.hash_every == 0:
-                h = {"tick": sim.tick_count, "hash": sim.state_hash()}
-                hashes.append(h)
-                if not args.json:
-                    print(f"tick {h['tick']:>8}  {h['hash']}")
-    finally:
-        if csv_file is not None:
-            csv_file.close()
+    hashes = _run_ticks(sim, args)
     snap = sim.snapshot()
     faults = [f.to_json() for f in snap.faults]
     if sim.status_reason and sim.fault is None:
@@ -130,6 +106,28 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"FAULT {f}")
     sim.close()
     return 1 if faults else 0
+
+
+def _run_ticks(sim, args: argparse.Namespace) -> list[dict]:
+    """Tick ``args.ticks`` times, writing the CSV and printing hashes as asked; the hashes."""
+    import csv
+
+    hashes: list[dict] = []
+    with open(args.csv, "w", newline="", encoding="utf-8") if args.csv else nullcontext() as csv_file:
+        writer = csv.writer(csv_file) if csv_file is not None else None
+        if writer is not None:
+            writer.writerow(["tick", "time", *sim.registry.index])
+        for _ in range(args.ticks):
+            if not sim.tick() and (sim.fault is not None or sim.status_reason):
+                break
+            if writer is not None:
+                writer.writerow([sim.tick_count, repr(sim.time), *(repr(float(v)) for v in sim.registry.values)])
+            if args.hash_every and sim.tick_count % args.hash_every == 0:
+                h = {"tick": sim.tick_count, "hash": sim.state_hash()}
+                hashes.append(h)
+                if not args.json:
+                    print(f"tick {h['tick']:>8}  {h['hash']}")
+    return hashes
 
 
 def _report_set(result, prim: str) -> None:

@@ -69,7 +69,8 @@ class SimulationHost:
 
     def read_port(self, path: str, name: str) -> float | None:
         reg = self._sim.registry
-        return reg.value(port_key(path, name)) if reg is not None else None
+        key = port_key(path, name)
+        return reg.value(key) if reg is not None and key in reg.index else None
 
     # -- poses ---------------------------------------------------------------------------------
     def pose(self, path: str) -> Pose | None:

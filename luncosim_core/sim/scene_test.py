@@ -94,98 +94,132 @@ def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tic
 
 def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None,
          wait_timeout_s: float = 300.0) -> None:
-    from luncosim_core.scripting.scenario import scenarios_of
+    _SceneRun(sim, report, out, verdict_channel, wait_timeout_s).run(max_ticks)
 
-    scenarios = scenarios_of(sim)
-    report.scenarios = [s.prim_path for s in scenarios]
-    report.diagnostics += [d for d in sim.diagnostics if d.severity in ("error", "warning")]
-    if not scenarios:
-        report.reasons.append("the scene has no Rhai scenario, so nothing can report a verdict")
-    runtime = scenarios[0].runtime if scenarios else None
-    if runtime is not None:
-        runtime.on_print = out
-        runtime.unattended = True
 
-        def listen(ev) -> None:
-            if ev.name == "EXPECT_FAULT":
-                report.expected_faults.append(str(ev.value))
-            elif ev.name == "EXPECT_RUNTIME_FAULT":
-                report.expected_runtime_faults.append(str(ev.value))
-            elif isinstance(ev.value, str) and ev.value in ("PASS", "FAIL"):
-                if verdict_channel is None or ev.name == verdict_channel:
-                    report.verdicts.append(Verdict(ev.name, ev.value, ev.source_path, ev.tick + 1, ev.time_after))
-        runtime.listeners.append(lambda ev: listen(_Stamped(ev, sim)))
-    faults: list[Diagnostic] = []
-    seen_faults: set[int] = set()
-    wait_deadline = None
-    scenario_prefixes = tuple(f"{s.prim_path}: " for s in scenarios)
-    if sim.fault is not None and sim.tick_count == 0:
-        # the world faulted while loading: run the scenarios' first hooks anyway, so what they
-        # declare in on_start (an expected fault) is known when the run is judged
-        for s in scenarios:
-            s.wait_reason(sim)
-            s.step(sim)
-    while scenarios and sim.tick_count < max_ticks:
+class _SceneRun:
+    """One scene test: listen for verdicts and declarations, tick, then judge and print."""
+
+    def __init__(self, sim, report: SceneTestReport, out, verdict_channel: str | None, wait_timeout_s: float) -> None:
+        from luncosim_core.scripting.scenario import scenarios_of
+
+        self.sim, self.report, self.out = sim, report, out
+        self.verdict_channel = verdict_channel
+        self.wait_timeout_s = wait_timeout_s
+        self.scenarios = scenarios_of(sim)
+        self.runtime = self.scenarios[0].runtime if self.scenarios else None
+        self.faults: list[Diagnostic] = []
+        self._seen_faults: set[int] = set()
+        self._wait_deadline: float | None = None
+
+    def run(self, max_ticks: int) -> None:
+        report, sim = self.report, self.sim
+        report.scenarios = [s.prim_path for s in self.scenarios]
+        report.diagnostics += [d for d in sim.diagnostics if d.severity in ("error", "warning")]
+        if not self.scenarios:
+            report.reasons.append("the scene has no Rhai scenario, so nothing can report a verdict")
+        self._attach()
+        if sim.fault is not None and sim.tick_count == 0:
+            # the world faulted while loading: run the scenarios' first hooks anyway, so what they
+            # declare in on_start (an expected fault) is known when the run is judged
+            for s in self.scenarios:
+                s.wait_reason(sim)
+                s.step(sim)
+        while self.scenarios and sim.tick_count < max_ticks and self._tick():
+            pass
+        self._collect()
+        self._finish()
+
+    def _attach(self) -> None:
+        if self.runtime is None:
+            return
+        self.runtime.on_print = self.out
+        self.runtime.unattended = True
+        self.runtime.listeners.append(lambda ev: self._listen(_Stamped(ev, self.sim)))
+
+    def _listen(self, ev) -> None:
+        report = self.report
+        if ev.name == "EXPECT_FAULT":
+            report.expected_faults.append(str(ev.value))
+        elif ev.name == "EXPECT_RUNTIME_FAULT":
+            report.expected_runtime_faults.append(str(ev.value))
+        elif isinstance(ev.value, str) and ev.value in ("PASS", "FAIL"):
+            if self.verdict_channel is None or ev.name == self.verdict_channel:
+                report.verdicts.append(Verdict(ev.name, ev.value, ev.source_path, ev.tick + 1, ev.time_after))
+
+    def _fault(self, diag: Diagnostic | None) -> None:
+        if diag is not None and id(diag) not in self._seen_faults:
+            self._seen_faults.add(id(diag))
+            self.faults.append(diag)
+            self.out(f"FAULT {diag}")
+
+    def _tick(self) -> bool:
+        """One tick; False when the run is over (a fault, a verdict, a wait nobody will end)."""
+        sim = self.sim
         advanced = sim.tick()
-        for s in scenarios:
-            if s.fault is not None and id(s.fault) not in seen_faults:
-                seen_faults.add(id(s.fault))
-                faults.append(s.fault)
-                out(f"FAULT {s.fault}")
+        for s in self.scenarios:
+            self._fault(s.fault)
         if sim.fault is not None:
-            if id(sim.fault) not in seen_faults:
-                seen_faults.add(id(sim.fault))
-                faults.append(sim.fault)
-                out(f"FAULT {sim.fault}")
-            break
-        if report.verdicts:
-            break
+            self._fault(sim.fault)
+            return False
+        if self.report.verdicts:
+            return False
         if not advanced:
-            if not sim.status_reason or sim.status_reason.startswith(scenario_prefixes):
-                # nothing is pending, or a scenario waits for an input no one will provide
-                # in a headless run (simulated time cannot move while it waits)
-                break
-            # a participant is preparing (e.g. a model compiling off-thread): simulated time
-            # does not move while it waits, so waiting in wall time keeps results deterministic
-            now = time.monotonic()
-            if wait_deadline is None:
-                out(f"waiting: {sim.status_reason}")
-                wait_deadline = now + wait_timeout_s
-            elif now > wait_deadline:
-                break
-            time.sleep(0.005)
-            continue
-        wait_deadline = None
-        if scenarios and all(s.state in ("failed", "faulted") for s in scenarios):
-            break
-    for s in scenarios:
-        report.diagnostics += [d for d in s.all_diagnostics() if d is not s.fault and d.severity != "info"]
-    if runtime is not None:
-        report.diagnostics += [d for d in runtime.diagnostics if d.severity != "info"]
-    if sim.status_reason and not report.verdicts:
-        report.reasons.append(f"stalled waiting: {sim.status_reason}")
-    for s in scenarios:
-        if s.state == "failed":
-            for d in report.diagnostics:
-                if d.path == s.prim_path and d.is_error:
-                    report.reasons.append(f"scenario {s.prim_path} never ran: {d}")
-                    break
-    report.ticks = sim.tick_count
-    report.sim_time = sim.time
-    report.faults = faults
-    from luncosim_core.lint.facts import is_shading_connection
+            return self._wait()
+        self._wait_deadline = None
+        return not all(s.state in ("failed", "faulted") for s in self.scenarios)
 
-    report.broken_wires = sorted(f"{w.sink_key} <- {w.source_key}" for w in sim.fabric.broken
-                                 if not is_shading_connection(sim.stage, w))
-    _judge(report)
-    for d in report.diagnostics:
-        if d.is_error and not _about_shading(sim.stage, d):
-            out(f"diagnostic: {d}")
-    if report.verdicts:
-        out(report.table())
-    out(report.summary())
-    for r in report.reasons:
-        out(f"  {r}")
+    def _wait(self) -> bool:
+        sim = self.sim
+        prefixes = tuple(f"{s.prim_path}: " for s in self.scenarios)
+        if not sim.status_reason or sim.status_reason.startswith(prefixes):
+            # nothing is pending, or a scenario waits for an input no one will provide in a
+            # headless run (simulated time cannot move while it waits)
+            return False
+        # a participant is preparing (e.g. a model compiling off-thread): simulated time does
+        # not move while it waits, so waiting in wall time keeps results deterministic
+        now = time.monotonic()
+        if self._wait_deadline is None:
+            self.out(f"waiting: {sim.status_reason}")
+            self._wait_deadline = now + self.wait_timeout_s
+        elif now > self._wait_deadline:
+            return False
+        time.sleep(0.005)
+        return True
+
+    def _collect(self) -> None:
+        report, sim = self.report, self.sim
+        for s in self.scenarios:
+            report.diagnostics += [d for d in s.all_diagnostics() if d is not s.fault and d.severity != "info"]
+        if self.runtime is not None:
+            report.diagnostics += [d for d in self.runtime.diagnostics if d.severity != "info"]
+        if sim.status_reason and not report.verdicts:
+            report.reasons.append(f"stalled waiting: {sim.status_reason}")
+        for s in self.scenarios:
+            if s.state != "failed":
+                continue
+            first = next((d for d in report.diagnostics if d.path == s.prim_path and d.is_error), None)
+            if first is not None:
+                report.reasons.append(f"scenario {s.prim_path} never ran: {first}")
+        report.ticks = sim.tick_count
+        report.sim_time = sim.time
+        report.faults = self.faults
+        from luncosim_core.lint.facts import is_shading_connection
+
+        report.broken_wires = sorted(f"{w.sink_key} <- {w.source_key}" for w in sim.fabric.broken
+                                     if not is_shading_connection(sim.stage, w))
+
+    def _finish(self) -> None:
+        report, out = self.report, self.out
+        _judge(report)
+        for d in report.diagnostics:
+            if d.is_error and not _about_shading(self.sim.stage, d):
+                out(f"diagnostic: {d}")
+        if report.verdicts:
+            out(report.table())
+        out(report.summary())
+        for r in report.reasons:
+            out(f"  {r}")
 
 
 def _about_shading(stage, d: Diagnostic) -> bool:

@@ -173,78 +173,12 @@ def compose(
     root = root_layer or open_layer(path, roots)
     root_name = str(path)
     order, problems, refused = _walk_dependencies(root, roots)
-    ctx = roots.resolver_context()
-    with Ar.ResolverContextBinder(ctx), Tf.DiagnosticTrap() as trap:
-        if session_layer is not None:
-            stage = Usd.Stage.Open(root, session_layer, ctx, Usd.Stage.LoadAll)
-        else:
-            stage = Usd.Stage.Open(root, ctx, Usd.Stage.LoadAll)
-        # mute what was refused, then every used layer living outside the roots
-        muted: list[str] = []
-        resolver = Ar.GetResolver()
-        for anchor_id, dep in refused:
-            anchor_layer = Sdf.Layer.Find(anchor_id)
-            base = anchor_layer.resolvedPath if anchor_layer is not None else anchor_id
-            muted.append(resolver.CreateIdentifier(dep, Ar.ResolvedPath(str(base))))
-        for layer in stage.GetUsedLayers():
-            if layer.anonymous or not layer.realPath:
-                continue
-            if not roots.contains(layer.realPath) and layer.identifier != root.identifier:
-                muted.append(layer.identifier)
-                problems.append(
-                    Diagnostic("error", "asset-escape-link",
-                               f"layer {layer.realPath} lies outside the allowed roots; refused",
-                               layer=layer_display(layer.identifier, roots), source="twin")
-                )
-        if muted:
-            stage.MuteAndUnmuteLayers(sorted(set(muted)), [])
-        errors = list(stage.GetCompositionErrors())
-        trap.Clear()
-
+    stage, muted, errors = _open_muted(root, roots, refused, session_layer, problems)
     # a refused arc is reported once, as an escape: skip USD's own error for it, in either the
     # authored spelling or the identifier USD made of it (the one that was muted)
     refused_deps = {uri_display(d) for _, d in refused} | {uri_display(i) for i in muted}
-    missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
-    arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
-    malformed: list[Diagnostic] = []
-    for err in errors:
-        text = str(err).strip()
-        m = _OPEN_ASSET_RE.search(text) or _SUBLAYER_RE.search(text)
-        if not m:
-            malformed.append(Diagnostic("error", "usd-composition-error", text, layer=root_name, source="usd"))
-            continue
-        dep = uri_display(m.group("dep"))
-        referring = layer_display(m.group("layer"), roots)
-        kind = m.groupdict().get("arc") or "sublayer"
-        if dep in refused_deps:
-            continue
-        if " -- " in text:
-            file, line, col, msg = parse_layer_error(text)
-            malformed.append(
-                Diagnostic("error", "usd-malformed-layer",
-                           f"{kind} @{dep}@ of {referring} is malformed: {msg}",
-                           layer=file or dep, line=line, column=col, path=m.groupdict().get("path") or "", source="usd")
-            )
-            continue
-        missing.append((referring, dep, kind))
-        arc_prim.setdefault((referring, dep), m.groupdict().get("path") or "")
-
-    # authored order: the position of (referring layer, dependency) in the dependency walk.
-    # USD names a relative dependency by its anchored path; map both spellings to the authored one.
-    authored_at: dict[tuple[str, str], tuple[int, str]] = {}
-    for i, (lid, d) in enumerate(order):
-        referring_name = layer_display(lid, roots)
-        anchored = d if "://" in d or os.path.isabs(d) else os.path.normpath(os.path.join(os.path.dirname(lid), d))
-        for spelling in (uri_display(d), anchored):
-            authored_at.setdefault((referring_name, spelling), (i, uri_display(d)))
-
-    def rank(item: tuple[str, str, str]) -> int:
-        return authored_at.get((item[0], item[1]), (len(order), ""))[0]
-
-    shown = {(lay, dep): authored_at.get((lay, dep), (0, dep))[1] or dep for lay, dep, _ in missing}
-    arc_prim = {(lay, shown[(lay, dep)]): prim for (lay, dep), prim in arc_prim.items()}
-    missing = [(lay, shown[(lay, dep)], kind) for lay, dep, kind in missing]
-    missing.sort(key=rank)
+    missing, arc_prim, malformed = _classify_errors(errors, refused_deps, roots, root_name)
+    missing, arc_prim = _in_authored_order(order, missing, arc_prim, roots)
     # de-duplicate (the same arc is reported once per prim that composes it)
     seen: set[tuple[str, str]] = set()
     pairs: list[tuple[str, str]] = []
@@ -269,6 +203,89 @@ def compose(
         )
     diags.extend(stage_metadata_diagnostics(stage, root_name))
     return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs, refused_layers=[d for _, d in refused])
+
+
+def _open_muted(root: Sdf.Layer, roots: AssetRoots, refused: list[tuple[str, str]], session_layer: Sdf.Layer | None,
+                problems: list[Diagnostic]) -> tuple[Usd.Stage, list[str], list]:
+    """Open the stage, mute what was refused and every used layer outside the roots; the muted
+    identifiers and USD's composition errors (``problems`` gains the escapes)."""
+    ctx = roots.resolver_context()
+    with Ar.ResolverContextBinder(ctx), Tf.DiagnosticTrap() as trap:
+        if session_layer is not None:
+            stage = Usd.Stage.Open(root, session_layer, ctx, Usd.Stage.LoadAll)
+        else:
+            stage = Usd.Stage.Open(root, ctx, Usd.Stage.LoadAll)
+        muted: list[str] = []
+        resolver = Ar.GetResolver()
+        for anchor_id, dep in refused:
+            anchor_layer = Sdf.Layer.Find(anchor_id)
+            base = anchor_layer.resolvedPath if anchor_layer is not None else anchor_id
+            muted.append(resolver.CreateIdentifier(dep, Ar.ResolvedPath(str(base))))
+        for layer in stage.GetUsedLayers():
+            if layer.anonymous or not layer.realPath:
+                continue
+            if not roots.contains(layer.realPath) and layer.identifier != root.identifier:
+                muted.append(layer.identifier)
+                problems.append(
+                    Diagnostic("error", "asset-escape-link",
+                               f"layer {layer.realPath} lies outside the allowed roots; refused",
+                               layer=layer_display(layer.identifier, roots), source="twin")
+                )
+        if muted:
+            stage.MuteAndUnmuteLayers(sorted(set(muted)), [])
+        errors = list(stage.GetCompositionErrors())
+        trap.Clear()
+    return stage, muted, errors
+
+
+def _classify_errors(errors: list, refused_deps: set[str], roots: AssetRoots, root_name: str):
+    """USD's composition errors as (missing arcs, the prim of each arc, malformed-layer diagnostics)."""
+    missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
+    arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
+    malformed: list[Diagnostic] = []
+    for err in errors:
+        text = str(err).strip()
+        m = _OPEN_ASSET_RE.search(text) or _SUBLAYER_RE.search(text)
+        if not m:
+            malformed.append(Diagnostic("error", "usd-composition-error", text, layer=root_name, source="usd"))
+            continue
+        dep = uri_display(m.group("dep"))
+        referring = layer_display(m.group("layer"), roots)
+        kind = m.groupdict().get("arc") or "sublayer"
+        if dep in refused_deps:
+            continue
+        if " -- " in text:
+            file, line, col, msg = parse_layer_error(text)
+            malformed.append(
+                Diagnostic("error", "usd-malformed-layer",
+                           f"{kind} @{dep}@ of {referring} is malformed: {msg}",
+                           layer=file or dep, line=line, column=col, path=m.groupdict().get("path") or "", source="usd")
+            )
+            continue
+        missing.append((referring, dep, kind))
+        arc_prim.setdefault((referring, dep), m.groupdict().get("path") or "")
+    return missing, arc_prim, malformed
+
+
+def _in_authored_order(order: list[tuple[str, str]], missing: list[tuple[str, str, str]],
+                       arc_prim: dict[tuple[str, str], str], roots: AssetRoots):
+    """Missing arcs in authored order (their place in the dependency walk), each named as
+    authored. USD names a relative dependency by its anchored path; both spellings map back."""
+    authored_at: dict[tuple[str, str], tuple[int, str]] = {}
+    for i, (lid, d) in enumerate(order):
+        referring_name = layer_display(lid, roots)
+        anchored = d if "://" in d or os.path.isabs(d) else os.path.normpath(os.path.join(os.path.dirname(lid), d))
+        for spelling in (uri_display(d), anchored):
+            authored_at.setdefault((referring_name, spelling), (i, uri_display(d)))
+
+    def rank(item: tuple[str, str, str]) -> int:
+        return authored_at.get((item[0], item[1]), (len(order), ""))[0]
+
+    shown = {(lay, dep): authored_at.get((lay, dep), (0, dep))[1] or dep for lay, dep, _ in missing}
+    arc_prim = {(lay, shown[(lay, dep)]): prim for (lay, dep), prim in arc_prim.items()}
+    missing = [(lay, shown[(lay, dep)], kind) for lay, dep, kind in missing]
+    missing.sort(key=rank)
+    return missing, arc_prim
 
 
 def stage_metadata_diagnostics(stage: Usd.Stage, layer_name: str) -> list[Diagnostic]:

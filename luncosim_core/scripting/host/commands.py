@@ -44,16 +44,24 @@ def report_summary(report: dict) -> dict:
 
 
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
-    host = rt.host
+    api = _CommandApi(rt, guard)
+    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text}
 
-    def with_paths(params: dict, key: str) -> dict:
+
+class _CommandApi:
+    """``cmd`` and ``query`` for the scenarios of one runtime."""
+
+    def __init__(self, rt: ScenarioRuntime, guard: Guard) -> None:
+        self.rt, self.guard, self.host = rt, guard, rt.host
+
+    def with_paths(self, params: dict, key: str) -> dict:
         """Entity ids accepted wherever a command/query names a prim path."""
         out = dict(params)
         for k in ("api_id", "entity_id", "id"):
             if k in out and key not in out:
                 out[key] = out.pop(k)
         if key in out and not isinstance(out[key], str):
-            p = rt.path_of(out[key])
+            p = self.rt.path_of(out[key])
             if p is None:
                 raise KeyError(f"{key}: id {out[key]!r} names no prim")
             out[key] = p
@@ -61,39 +69,31 @@ def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
             out["names"] = out.pop("port_names")
         return out
 
-    def failed(kind: str, name: str, exc: Exception) -> str:
+    def failed(self, kind: str, name: str, exc: Exception) -> str:
         msg = str(exc).strip("'\"")
-        where = guard.current_path()
-        guard.warn_once((kind, where, name), f"scenario-{'command' if kind == 'cmd' else 'query'}-failed",
-                        f"{kind}({name!r}): {msg}", where or None)
+        where = self.guard.current_path()
+        self.guard.warn_once((kind, where, name), f"scenario-{'command' if kind == 'cmd' else 'query'}-failed",
+                             f"{kind}({name!r}): {msg}", where or None)
         return msg
 
-    def notify(params: dict) -> None:
-        now = host.time()
-        host.publish(Notification(now.tick, now.time, guard.current_path(), str(params.get("kind", "info")),
-                                  str(params.get("text", ""))))
+    def notify(self, params: dict) -> None:
+        now = self.host.time()
+        self.host.publish(Notification(now.tick, now.time, self.guard.current_path(),
+                                       str(params.get("kind", "info")), str(params.get("text", ""))))
 
-    def cmd(name: str, params: Any = None) -> dict:
-        guard.no_planning("cmd")
+    def cmd(self, name: str, params: Any = None) -> dict:
+        self.guard.no_planning("cmd")
         params = from_script(params) if isinstance(params, dict) else {}
-        rid = host.next_sequence()
+        rid = self.host.next_sequence()
         try:
             if name == "RunLint":
-                return {"id": rid, "ok": True, "data": to_script(report_summary(run_lint_report(rt)))}
+                return {"id": rid, "ok": True, "data": to_script(report_summary(run_lint_report(self.rt)))}
             if name == "ShowNotification":
-                notify(params)
+                self.notify(params)
                 return {"id": rid, "ok": True}
-            if name not in SCRIPT_COMMANDS:
-                raise KeyError(f"unknown command '{name}' (scenarios may issue: {', '.join(SCRIPT_COMMANDS)})")
-            params = with_paths(params, "target")
-            if "target" in params:
-                guard.check_write(params["target"], f"cmd({name!r})")
-            command = from_name(name, params)
-            if command.correlation_id is None:
-                command = dataclasses.replace(command, correlation_id=guard.correlation_id())
-            res = host.execute(command)
+            res = self.host.execute(self.command(name, params))
         except (KeyError, TypeError, ValueError) as exc:
-            return {"id": rid, "ok": False, "error": failed("cmd", name, exc)}
+            return {"id": rid, "ok": False, "error": self.failed("cmd", name, exc)}
         out: dict = {"id": rid, "ok": bool(res.ok)}
         if res.ok and res.value is not None:
             out["data"] = to_script(res.value)
@@ -101,35 +101,45 @@ def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
             out["error"] = "; ".join(d.message for d in res.diagnostics)
         return out
 
-    def check_plan(name: str, key: str | None, params: dict) -> None:
-        cur = rt.current
+    def command(self, name: str, params: dict):
+        """The typed command a script's ``cmd(name, params)`` names, traced to the scenario."""
+        if name not in SCRIPT_COMMANDS:
+            raise KeyError(f"unknown command '{name}' (scenarios may issue: {', '.join(SCRIPT_COMMANDS)})")
+        params = self.with_paths(params, "target")
+        if "target" in params:
+            self.guard.check_write(params["target"], f"cmd({name!r})")
+        command = from_name(name, params)
+        if command.correlation_id is None:
+            command = dataclasses.replace(command, correlation_id=self.guard.correlation_id())
+        return command
+
+    def check_plan(self, name: str, key: str | None, params: dict) -> None:
+        cur = self.rt.current
         if cur is None or cur.plan is None:
             return
         if key is not None and params.get(key):
-            guard.check_read(params[key], f"query({name!r})")
+            self.guard.check_read(params[key], f"query({name!r})")
         elif name not in cur.plan.queries:
-            guard.fail(f"query({name!r}) is a broad query not in this scenario's dependency plan "
-                       "(add it to query_reads in simulation_dependencies)")
+            self.guard.fail(f"query({name!r}) is a broad query not in this scenario's dependency plan "
+                            "(add it to query_reads in simulation_dependencies)")
 
-    def query(name: str, params: Any = None) -> Any:
-        guard.no_planning("query")
+    def query(self, name: str, params: Any = None) -> Any:
+        self.guard.no_planning("query")
         params = from_script(params) if isinstance(params, dict) else {}
         try:
             if name not in SCRIPT_QUERIES:
                 raise KeyError(f"unknown query '{name}' (scenarios may ask: {', '.join(SCRIPT_QUERIES)})")
             key = TARGETED_QUERIES.get(name)
             if key is not None:
-                params = with_paths(params, key)
-            check_plan(name, key, params)
+                params = self.with_paths(params, key)
+            self.check_plan(name, key, params)
             if name == "LintReport":
-                return to_script(rt.lint_report if rt.lint_report is not None else run_lint_report(rt))
+                return to_script(self.rt.lint_report if self.rt.lint_report is not None else run_lint_report(self.rt))
             q = from_name(name, params)
             if isinstance(q, CausalTrace) and not q.target:
                 raise KeyError("CausalTrace needs a target")
-            res = host.query(q)
+            res = self.host.query(q)
         except (KeyError, TypeError, ValueError) as exc:
-            failed("query", name, exc)
+            self.failed("query", name, exc)
             return Unit
         return to_script(res.value) if res.ok else Unit
-
-    return {"cmd": cmd, "query": query, "to_json": to_json_text}

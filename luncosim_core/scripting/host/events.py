@@ -14,60 +14,64 @@ if TYPE_CHECKING:
 
 
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
-    host = rt.host
+    api = _EventApi(rt, guard)
+    return {"dt": api.dt, "sim_tick": api.sim_tick, "elapsed_seconds": api.elapsed_seconds, "emit": api.emit,
+            "subscribe": api.subscribe, "subscribe_prefix": api.subscribe_prefix, "rand": api.rand,
+            "rand_range": api.rand_range, "rand_int": api.rand_int, "is_unattended": api.is_unattended,
+            "track_entity_read": lambda ident: api.track(ident, False),
+            "track_entity_write": lambda ident: api.track(ident, True)}
 
-    def dt() -> float:
-        return float(host.time().dt)
 
-    def sim_tick() -> int:
-        return int(host.time().tick)
+class _EventApi:
+    def __init__(self, rt: ScenarioRuntime, guard: Guard) -> None:
+        self.rt, self.guard, self.host = rt, guard, rt.host
 
-    def elapsed_seconds() -> float:
-        return float(host.time().time)
+    def dt(self) -> float:
+        return float(self.host.time().dt)
 
-    def emit(name: str, value: Any = True) -> bool:
-        guard.no_planning("emit")
+    def sim_tick(self) -> int:
+        return int(self.host.time().tick)
+
+    def elapsed_seconds(self) -> float:
+        return float(self.host.time().time)
+
+    def emit(self, name: str, value: Any = True) -> bool:
+        self.guard.no_planning("emit")
         if not isinstance(name, str):
-            guard.fail(f"emit: the event name must be a string, got {type(name).__name__}")
-        rt.emit(name, value)
+            self.guard.fail(f"emit: the event name must be a string, got {type(name).__name__}")
+        self.rt.emit(name, value)
         return True
 
-    def subscribe(name: str) -> None:
-        if rt.current is not None:
-            rt.current.subscriptions.add(str(name))
+    def subscribe(self, name: str) -> None:
+        if self.rt.current is not None:
+            self.rt.current.subscriptions.add(str(name))
 
-    def subscribe_prefix(prefix: str) -> None:
-        if rt.current is not None:
-            rt.current.subscription_prefixes.add(str(prefix))
+    def subscribe_prefix(self, prefix: str) -> None:
+        if self.rt.current is not None:
+            self.rt.current.subscription_prefixes.add(str(prefix))
 
-    def rand() -> float:
+    def rand(self) -> float:
         """Uniform in [0, 1), a hash of (scenario, tick, call count): the same every run."""
-        cur = rt.current
-        key = f"{cur.prim_path if cur else ''}|{host.time().tick}|{cur.rand_calls if cur else 0}"
+        cur = self.rt.current
+        key = f"{cur.prim_path if cur else ''}|{self.host.time().tick}|{cur.rand_calls if cur else 0}"
         if cur is not None:
             cur.rand_calls += 1
         h = hashlib.blake2b(key.encode(), digest_size=8).digest()
         return int.from_bytes(h, "little") / 2.0**64
 
-    def rand_range(lo: Any, hi: Any) -> float:
-        return float(lo) + (float(hi) - float(lo)) * rand()
+    def rand_range(self, lo: Any, hi: Any) -> float:
+        return float(lo) + (float(hi) - float(lo)) * self.rand()
 
-    def rand_int(lo: int, hi: int) -> int:
-        return lo if hi <= lo else lo + int(rand() * (hi - lo))
+    def rand_int(self, lo: int, hi: int) -> int:
+        return lo if hi <= lo else lo + int(self.rand() * (hi - lo))
 
-    def is_unattended() -> bool:
-        return bool(rt.unattended)
+    def is_unattended(self) -> bool:
+        return bool(self.rt.unattended)
 
-    def track(ident: Any, writes: bool) -> bool:
-        p = rt.path_of(ident)
-        cur = rt.current
+    def track(self, ident: Any, writes: bool) -> bool:
+        p = self.rt.path_of(ident)
+        cur = self.rt.current
         if p is None or cur is None or cur.plan is None:
             return p is not None
         (cur.plan.writes if writes else cur.plan.reads).add(p)
         return True
-
-    return {"dt": dt, "sim_tick": sim_tick, "elapsed_seconds": elapsed_seconds, "emit": emit,
-            "subscribe": subscribe, "subscribe_prefix": subscribe_prefix, "rand": rand,
-            "rand_range": rand_range, "rand_int": rand_int, "is_unattended": is_unattended,
-            "track_entity_read": lambda ident: track(ident, False),
-            "track_entity_write": lambda ident: track(ident, True)}
