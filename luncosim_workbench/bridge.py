@@ -78,7 +78,6 @@ class SimBridge(QObject):
         self._lock = threading.Lock()
         self._latest: WorkbenchSnapshot | None = None
         self._shown: WorkbenchSnapshot | None = None
-        self.samples = 0  # snapshots received on the worker thread
         self.frames = 0  # frames emitted on the UI thread
         self.fps = 0.0
         self._fps_window: list[float] = []
@@ -202,7 +201,6 @@ class SimBridge(QObject):
                 self._last_yield = time.perf_counter()
         with self._lock:
             self._latest = snap
-            self.samples += 1
             if snap.diagnostics or snap.events:
                 fresh = [DiagnosticEvent(snap.time, d) for d in snap.diagnostics] + list(snap.events)
                 room = MAX_PENDING_EVENTS - len(self._events)

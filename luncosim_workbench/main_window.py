@@ -420,10 +420,19 @@ class MainWindow(QMainWindow):
             return
         self.session.reload()
 
-    def open_location(self, path: str, line: int = 0) -> None:
-        """Open a file (at a line when the system editor supports it)."""
+    def open_location(self, path: str, line: int = 0) -> QWidget | None:
+        """Show a file at a line: sources in a read-only source view, anything else in the
+        system's application for it. Returns the source view when one opened."""
+        from luncosim_workbench.widgets.source_view import SourceView, can_show
+
         self.session.log(f"open {path}" + (f":{line}" if line else ""))
+        if can_show(path):
+            view = SourceView(path, line, self)
+            view.show()
+            self._source_views = [v for v in getattr(self, "_source_views", []) if v.isVisible()] + [view]
+            return view
         QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        return None
 
     # ------------------------------------------------------------------ unsaved edits
     def _ask_unsaved_dialog(self, why: str) -> str:

@@ -81,9 +81,6 @@ class Fabric:
         if len(self.broken_sinks):
             values[self.broken_sinks] = np.nan
 
-    def wires_of(self, key: str) -> list[Wire]:
-        return [w for w in self.valid + self.broken if key in (w.source_key, w.sink_key)]
-
 
 def _asdict(w: Wire) -> dict:
     return {f: getattr(w, f) for f in Wire.__slots__}

@@ -13,11 +13,6 @@ def port_key(prim_path: str, name: str) -> str:
     return f"{prim_path}.{name}"
 
 
-def split_key(key: str) -> tuple[str, str]:
-    path, _, name = key.rpartition(".")
-    return path, name
-
-
 @dataclass(frozen=True, slots=True)
 class PortDecl:
     """A port as authored in USD: ``<type> inputs:<name>`` on a prim (composed)."""

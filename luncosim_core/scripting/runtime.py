@@ -72,7 +72,7 @@ class ScenarioRuntime:
         self.diagnostics: list[Diagnostic] = []
         self._warned: set[tuple] = set()
         bind_host_api(self.engine, self)
-        self.prelude_files, prelude_diags = load_prelude(self.engine, roots)
+        _files, prelude_diags = load_prelude(self.engine, roots)
         self.diagnostics += prelude_diags
 
     def _to_console(self, line: str) -> None:

@@ -46,7 +46,6 @@ class Projection(Protocol):
     host: Host
     participants: list
 
-HOOKS = ("on_start", "on_tick", "on_event", "on_stop")
 
 
 def _diag(err: RhaiError, prim_path: str, what: str) -> Diagnostic:

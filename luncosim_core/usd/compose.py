@@ -38,7 +38,6 @@ class ComposedStage:
     roots: AssetRoots
     diagnostics: list[Diagnostic] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)  # (referring layer, dependency)
-    refused_layers: list[str] = field(default_factory=list)
 
 
 def uri_display(asset: str) -> str:
@@ -202,7 +201,7 @@ def compose(
                         layer=root_name, source="usd", data={"missing": pairs})] + diags
         )
     diags.extend(stage_metadata_diagnostics(stage, root_name))
-    return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs, refused_layers=[d for _, d in refused])
+    return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs)
 
 
 def _open_muted(root: Sdf.Layer, roots: AssetRoots, refused: list[tuple[str, str]], session_layer: Sdf.Layer | None,

@@ -9,7 +9,6 @@ runtime and view are sublayers of the session layer, so they compose stronger th
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,6 +182,3 @@ class UsdDocument:
     def __repr__(self) -> str:
         return f"UsdDocument({self.path}, dirty={self.dirty})"
 
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if os.path.exists(path) else ""

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 
 from luncosim_core.usd.ops import Op
 
-#: Who can author an edit (free text is accepted; these are the conventional names).
-AUTHORS = ("user", "api", "script")
-
 
 @dataclass(frozen=True)
 class JournalEntry:

@@ -44,7 +44,6 @@ class QtActions:
         self.window = window
         self.by_id: dict[str, QAction] = {}
         self.menus: dict[str, QMenu] = {}
-        self._icon_of = icon_of
         groups: dict[str, QActionGroup] = {}
         for spec in registry:
             action = QAction(spec.title, window)
@@ -119,7 +118,6 @@ class QtActions:
 
     def set_icons(self, icon_of: Callable[[str], QIcon]) -> None:
         """Re-make every icon (after a theme change)."""
-        self._icon_of = icon_of
         for spec in self.registry:
             if spec.icon:
                 self.by_id[spec.id].setIcon(icon_of(spec.icon))

@@ -31,8 +31,6 @@ def Xform "World"
             color3f[] primvars:displayColor = [(0.05, 0.2, 0.95)] } }
 }
 """
-RED = (200, 10, 10)
-BLUE = (10, 45, 210)
 FRONT = {"eye": (0, -10, 4), "center": (0, 0, 0.5)}
 
 

@@ -69,3 +69,18 @@ def test_resources_name_every_icon_the_workbench_asks_for(window):
     assert not resources.app_icon().pixmap(64, 64).isNull()
     tree = window.panels["assembly"]
     assert tree.tool_buttons and all(not b.icon().isNull() for b in tree.tool_buttons)
+
+
+def test_a_source_location_opens_read_only_at_its_line(window, tmp_path):
+    script = tmp_path / "drill.rhai"
+    script.write_text("// drill\nfn on_start(me) {\n    print(\"go\");\n}\nfn on_tick(me) { }\n")
+    view = window.open_location(str(script), 3)
+    assert view is not None and view.isVisible()
+    assert view.text() == script.read_text() and view.current_line() == 3
+    assert view.editor.readOnly() and bytes(view.editor.lexerLanguage()) == b"rust"
+    view.close()
+    from luncosim_workbench.widgets.source_view import can_show
+
+    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    assert not can_show(tmp_path / "image.png")  # not a source: the system's application opens it
+    assert not can_show(tmp_path / "missing.rhai")

@@ -110,7 +110,7 @@ class PrimTreeModel(ColumnTreeModel):
         return node.children
 
     # ------------------------------------------------------------------ notices
-    def _on_objects_changed(self, notice, sender) -> None:
+    def _on_objects_changed(self, notice, _sender) -> None:
         touched: list[str] = []
         for path in notice.GetResyncedPaths():
             prim_path = path.GetPrimPath()

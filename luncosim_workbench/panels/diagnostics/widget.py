@@ -135,7 +135,6 @@ class DiagnosticsPanel(PanelWidget):
         self.view.activated.connect(self._on_activated)
         self.view.doubleClicked.connect(self._on_activated)
         layout.addWidget(self.view, 1)
-        self._faults_seen: set[str] = set()
         ctx.workspace.diagnostics_changed.connect(self.refresh_composition)
         self.refresh_composition()
 
