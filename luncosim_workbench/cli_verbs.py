@@ -79,7 +79,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
     twin = args.twin or demo_twin()
     path = take_screenshot(twin, args.out, ticks=args.ticks, perspective=args.perspective,
-                           width=args.width, height=args.height)
+                           width=args.width, height=args.height, select=args.select or (), plot=args.plot or ())
     print(f"screenshot of the workbench on {twin} saved to {path}")
     return 0
 
@@ -105,4 +105,6 @@ def add_workbench_verbs(sub) -> None:
     p.add_argument("--perspective", default=None, help="Build, Simulate or Debug")
     p.add_argument("--width", type=int, default=1600)
     p.add_argument("--height", type=int, default=1000)
+    p.add_argument("--select", action="append", metavar="PRIM", help="select this prim (repeatable; the view frames it)")
+    p.add_argument("--plot", action="append", metavar="PRIM.PORT", help="plot this port (repeatable)")
     p.set_defaults(func=cmd_screenshot)
