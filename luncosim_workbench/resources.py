@@ -64,14 +64,18 @@ def current_theme() -> Theme:
 
 
 def icon(name: str):
-    """The QIcon for a semantic name (``play``, ``prim.Xform``, ``severity.error`` ...)."""
+    """The QIcon for a semantic name (``play``, ``prim.Xform``, ``severity.error`` ...) from
+    ``resources/icons.toml``, or for a qtawesome id itself (``mdi6.graph-outline``: a panel can
+    name its icon without touching anything outside its folder)."""
     import qtawesome as qta
 
-    names = icon_names()
-    if name not in names:
-        raise KeyError(f"no icon named {name!r} in {resources_dir() / 'icons.toml'}")
+    qta_id = icon_names().get(name, name)
     theme = current_theme()
-    return qta.icon(names[name], color=theme.icon_color, color_disabled=theme.icon_disabled)
+    try:
+        return qta.icon(qta_id, color=theme.icon_color, color_disabled=theme.icon_disabled)
+    except Exception as exc:  # qtawesome raises several types for an unknown prefix or name
+        raise KeyError(f"no icon named {name!r} in {resources_dir() / 'icons.toml'} "
+                       "and it is not a qtawesome id") from exc
 
 
 def prim_icon(type_name: str, schemas: tuple[str, ...] = ()):

@@ -3,6 +3,7 @@ answers (no code is sent to the simulation's thread); themes restyle and persist
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -67,6 +68,9 @@ def test_resources_name_every_icon_the_workbench_asks_for(window):
     for name in sorted(names):
         assert not resources.icon(name).isNull(), name
     assert not resources.app_icon().pixmap(64, 64).isNull()
+    assert not resources.icon("mdi6.graph-outline").isNull()  # a panel may name a qtawesome icon directly
+    with pytest.raises(KeyError, match="no icon named 'no-such-icon'"):
+        resources.icon("no-such-icon")
     tree = window.panels["assembly"]
     assert tree.tool_buttons and all(not b.icon().isNull() for b in tree.tool_buttons)
 
