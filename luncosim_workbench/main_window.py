@@ -234,8 +234,12 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         self.status_labels: dict[str, QLabel] = {}
         for key, width in (("scene", 220), ("time", 110), ("tick", 90), ("rtf", 90), ("selection", 220), ("fps", 70), ("reason", 260)):
-            lab = QElidingLabel("") if key in ("scene", "selection", "reason") else QLabel("")
-            lab.setMinimumWidth(width // 2)
+            if key in ("scene", "selection", "reason"):  # long texts elide instead of pushing the others
+                lab = QElidingLabel("")
+                lab.setMinimumWidth(width)
+            else:
+                lab = QLabel("")
+                lab.setMinimumWidth(width // 2)
             sb.addPermanentWidget(lab)
             self.status_labels[key] = lab
         self._update_status(None)
