@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.layout_message = ""
         self.central, self.viewport = make_viewport(force_placeholder=not viewport)
         self.overlays_on: set[str] = set()
+        self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
@@ -433,7 +434,7 @@ class MainWindow(QMainWindow):
         if can_show(path):
             view = SourceView(path, line, self)
             view.show()
-            self._source_views = [v for v in getattr(self, "_source_views", []) if v.isVisible()] + [view]
+            self._source_views = [v for v in self._source_views if v.isVisible()] + [view]
             return view
         QDesktopServices.openUrl(QUrl.fromLocalFile(path))
         return None
