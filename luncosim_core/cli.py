@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import Path
 
-from luncosim_core import __version__
+from luncosim_core import __version__, cli_args
 from luncosim_core.twin.roots import LUNCO_ROOT_ENV
 
 #: Entry-point group of packages that add verbs: ``name = "module:add_verbs"``.
@@ -83,7 +83,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     for prim, writes in parse_sets(args.set or []).items():
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
-    hashes = _run_ticks(sim, args)
+    unloaded = [p for p in sim.participants if getattr(p, "error", "")]  # a program that cannot run
+    try:
+        hashes = _run_ticks(sim, args)
+    except OSError as exc:  # the --csv file cannot be written
+        print(f"luncosim run: cannot write --csv {args.csv}: {exc.strerror or exc}", file=sys.stderr)
+        sim.close()
+        return 2
     snap = sim.snapshot()
     faults = [f.to_json() for f in snap.faults]
     if sim.status_reason and sim.fault is None:
@@ -104,8 +110,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{len(sim.registry)} ports, final hash {sim.state_hash()}")
         for f in snap.faults:
             print(f"FAULT {f}")
+    for part in unloaded:
+        print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
     sim.close()
-    return 1 if faults else 0
+    return 1 if faults or unloaded else 0
 
 
 def _run_ticks(sim, args: argparse.Namespace) -> list[dict]:
@@ -211,10 +219,10 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
 
     p = sub.add_parser("run", help="run a scene headless as fast as possible")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder (its default scene)")
-    p.add_argument("--ticks", type=int, default=600, help="ticks to run (default 600 = 10 s at 60 Hz)")
-    p.add_argument("--tick-hz", type=float, default=60.0, help="fixed tick rate (default 60)")
-    p.add_argument("--substeps", type=int, default=4, help="physics substeps per tick (default 4)")
-    p.add_argument("--hash-every", type=int, default=0, metavar="K", help="print a state hash every K ticks")
+    p.add_argument("--ticks", type=cli_args.ticks, default=600, help="ticks to run (default 600 = 10 s at 60 Hz)")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0, help="fixed tick rate (default 60)")
+    p.add_argument("--substeps", type=cli_args.substeps, default=4, help="physics substeps per tick (default 4)")
+    p.add_argument("--hash-every", type=cli_args.ticks, default=0, metavar="K", help="print a state hash every K ticks")
     p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick (repeatable)")
     p.add_argument("--csv", type=Path, help="write every port, every tick, to a CSV file")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
@@ -222,15 +230,17 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
 
     p = sub.add_parser("demo", help="run the bundled demo twin headless in real time and summarise")
     p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled practice yard)")
-    p.add_argument("--seconds", type=float, default=5.0, help="wall-clock seconds to run (default 5)")
+    p.add_argument("--seconds", type=cli_args.seconds, default=5.0, help="wall-clock seconds to run (default 5)")
     p.add_argument("--out", type=Path, default=None, help="folder for demo_summary.json")
     p.set_defaults(func=cmd_demo)
 
+    from luncosim_core.batch.cli import add_batch_verb
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
     from luncosim_core.sim.scene_test import add_test_verb
 
     add_test_verb(sub)
     add_scripting_verbs(sub)  # rhai
+    add_batch_verb(sub)
     added: list[AddVerbs] = []
     for add in (*plugin_verbs(), *extra_verbs):
         if add not in added:

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from luncosim_core import cli_args
 from luncosim_core.cli import parse_sets
 
 
@@ -89,10 +90,10 @@ def add_workbench_verbs(sub) -> None:
     p = sub.add_parser("render", help="render a scene to PNG without a window")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder")
     p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=int, default=0, help="ticks to run before rendering")
-    p.add_argument("--tick-hz", type=float, default=60.0)
-    p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=800)
+    p.add_argument("--ticks", type=cli_args.ticks, default=0, help="ticks to run before rendering")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0)
+    p.add_argument("--width", type=cli_args.pixels, default=1280)
+    p.add_argument("--height", type=cli_args.pixels, default=800)
     p.add_argument("--camera", default=None, help="iso, front, back, left, right, top, bottom, or EX,EY,EZ:CX,CY,CZ")
     p.add_argument("--overlays", default="", help="comma list: joints,colliders,contacts,com,escaped,labels")
     p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick")
@@ -101,10 +102,10 @@ def add_workbench_verbs(sub) -> None:
     p = sub.add_parser("screenshot", help="open the workbench, run N ticks, save the window as PNG")
     p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled demo twin)")
     p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=int, default=0)
+    p.add_argument("--ticks", type=cli_args.ticks, default=0)
     p.add_argument("--perspective", default=None, help="Build, Simulate or Debug")
-    p.add_argument("--width", type=int, default=1600)
-    p.add_argument("--height", type=int, default=1000)
+    p.add_argument("--width", type=cli_args.pixels, default=1600)
+    p.add_argument("--height", type=cli_args.pixels, default=1000)
     p.add_argument("--select", action="append", metavar="PRIM", help="select this prim (repeatable; the view frames it)")
     p.add_argument("--plot", action="append", metavar="PRIM.PORT", help="plot this port (repeatable)")
     p.set_defaults(func=cmd_screenshot)

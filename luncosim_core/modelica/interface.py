@@ -10,7 +10,10 @@ from luncosim_core.diagnostics import Diagnostic
 
 @dataclass(frozen=True, slots=True)
 class Variable:
-    """One scalar interface variable; array variables appear element-wise as ``name[i]``."""
+    """One scalar interface variable; array variables appear element-wise as ``name[i]``.
+
+    ``type`` is the port type its values have (``double`` for Modelica ``Real``; an FMU's
+    ``Int32`` is ``int``, ``Boolean`` is ``bool``: see :mod:`luncosim_core.ports.types`)."""
 
     name: str
     unit: str | None = None
@@ -18,6 +21,7 @@ class Variable:
     max: float | None = None
     description: str | None = None
     start: float | None = None
+    type: str = "double"
 
 
 @dataclass(frozen=True, slots=True)

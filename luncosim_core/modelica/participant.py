@@ -73,12 +73,13 @@ class ModelicaParticipant:
         self._x1, self._xdot1, self._z1 = np.zeros(nx), np.zeros(nx), np.zeros(nz)
         self._rinf, self._stiff, self._x_stiff = np.zeros(1), np.zeros(1), np.zeros(nx)
 
-    def reset(self) -> None:
-        """Initial state at t = 0 with the current parameter values; inputs back to start."""
+    def reset(self, start_tick: int = 0) -> None:
+        """Initial state at t = ``start_tick * period`` (0 by default) with the current parameter
+        values; inputs back to start."""
         with CASADI_LOCK:  # may build CasADi functions (first use, initial equations)
-            self._reset()
+            self._reset(int(start_tick))
 
-    def _reset(self) -> None:
+    def _reset(self, start_tick: int = 0) -> None:
         num = self._num
         if not hasattr(self, "_t"):
             self._allocate()
@@ -88,12 +89,12 @@ class ModelicaParticipant:
         xs, zs, us = (np.asarray(v, dtype=float).ravel() for v in num.start_function()(self.p))
         self._z_start = zs
         self.u[:] = us
-        self.time = 0.0
-        self.ticks = 0
+        self.ticks = start_tick
+        self.time = start_tick * self.period
         free = num.free_states_for_init()
         if num.system.initial_residual.numel():
             guess = np.concatenate([xs[list(free)], np.zeros(num.n_x), zs])
-            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, 0.0, guess)
+            x0, _, z0 = num.init_function(free)(xs, self.u, self.p, self.time, guess)
             self.x[:] = np.asarray(x0, dtype=float).ravel()
             self.z[:] = np.asarray(z0, dtype=float).ravel()
         else:
@@ -102,7 +103,7 @@ class ModelicaParticipant:
         self.xdot[:] = 0.0
         self._refresh_algebraics()
         if num.system.initial_residual.numel():
-            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, 0.0, self.xdot,
+            r = np.asarray(num.initial_residual_function()(self.x, self.u, self.p, self.time, self.xdot,
                                                            self.z), dtype=float).ravel()
             if not float(np.max(np.abs(r))) <= _NEWTON_TOL:
                 raise _err("modelica.initialization",

@@ -58,7 +58,9 @@ def read_declarations(stage: Usd.Stage) -> tuple[list[PortDecl], list[Diagnostic
                 continue
             type_name = str(attr.GetTypeName().scalarType)
             if ns != "connectors" and (type_name not in SCALAR_TYPES or attr.GetTypeName().isArray):
-                if type_name not in ("token", "string"):
+                # a program prim's numeric array is its model's array: one port per element
+                program = prim.HasAttribute("info:sourceAsset") or prim.HasAttribute("info:sourceCode")
+                if type_name not in ("token", "string") and not (program and type_name in SCALAR_TYPES):
                     diags.append(Diagnostic("info", "port-not-scalar",
                                             f"{name} is {attr.GetTypeName()}, not a scalar port type; not a causal port",
                                             path=str(attr.GetPath()), source="ports"))

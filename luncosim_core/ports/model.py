@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCALAR_TYPES = ("float", "double", "half", "int", "int64", "uint", "bool")
+SCALAR_TYPES = ("float", "double", "half", "int", "int64", "uint", "uint64", "bool")
 NAMESPACES = ("inputs", "outputs", "connectors")
 
 
@@ -52,6 +52,7 @@ class PortInfo:
     writable: bool = False
     declared: bool = False  # authored as inputs:/outputs: on the prim (public)
     description: str = ""
+    carries: str = ""  # the owner's narrower value type a write must also fit (ports.types)
 
     @property
     def key(self) -> str:
@@ -62,7 +63,7 @@ class PortInfo:
             "prim": self.prim_path, "name": self.name, "direction": self.direction, "type": self.type,
             "unit": self.unit, "min": self.minimum, "max": self.maximum, "source": self.source,
             "authority": self.authority, "writable": self.writable,
-        }
+        } | ({"carries": self.carries} if self.carries else {})
 
 
 @dataclass(frozen=True, slots=True)

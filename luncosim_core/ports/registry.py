@@ -9,9 +9,8 @@ import numpy as np
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import PortDecl, PortInfo, port_key
+from luncosim_core.ports.types import resolve, value_problem
 from luncosim_core.ports.units import compatible
-
-_INT_RANGES = {"int": (-(2**31), 2**31 - 1), "uint": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
 class PortWriteError(ValueError):
@@ -66,10 +65,15 @@ class PortRegistry:
                     diags.append(Diagnostic("error", "port-unit-mismatch",
                                             f"{info.key}: authored unit '{decl.unit}' is incompatible with {info.source} unit '{info.unit}'",
                                             path=info.prim_path, source="ports"))
-                info = PortInfo(info.prim_path, info.name, info.direction, decl.type, unit,
+                live, carries, problem = resolve(decl.type, info.type, info.direction)
+                if problem:
+                    diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {problem}",
+                                            path=info.prim_path, source="ports"))
+                info = PortInfo(info.prim_path, info.name, info.direction, live, unit,
                                 info.minimum if info.minimum is not None else decl.minimum,
                                 info.maximum if info.maximum is not None else decl.maximum,
-                                info.source, info.authority, info.writable, True, info.description or decl.description)
+                                info.source, info.authority, info.writable, True, info.description or decl.description,
+                                carries or info.carries)
             by_key[info.key] = (info, initial)
         for key, d in decl_by_key.items():
             if key in by_key:
@@ -87,7 +91,7 @@ class PortRegistry:
             if info.source in ("usd",):
                 by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
                                         source="wire", authority=f"wire:{source}", writable=False, declared=info.declared,
-                                        description=info.description), math.nan)
+                                        description=info.description, carries=info.carries), math.nan)
             elif info.source != "usd" and info.direction == "out":
                 diags.append(Diagnostic("error", "port-owner-conflict",
                                         f"{key} is produced by {info.authority} and also wired from {source}",
@@ -95,7 +99,7 @@ class PortRegistry:
             else:
                 by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
                                         source=info.source, authority=info.authority, writable=False, declared=info.declared,
-                                        description=info.description), math.nan)
+                                        description=info.description, carries=info.carries), math.nan)
         keys = sorted(by_key)
         self.infos = [by_key[k][0] for k in keys]
         self.index = {k: i for i, k in enumerate(keys)}
@@ -158,17 +162,14 @@ class PortRegistry:
             if not math.isfinite(number):
                 bad("port-non-finite", f"{key}: {value} is not finite")
                 continue
-            if info.type == "bool" and number not in (0.0, 1.0):
-                bad("port-type", f"{key} is bool; {value} is not true/false (0 or 1)")
+            problem = value_problem(info.type, number)
+            if problem:
+                bad("port-type", f"{key} is {info.type}; {problem}")
                 continue
-            if info.type in _INT_RANGES:
-                lo, hi = _INT_RANGES[info.type]
-                if not number.is_integer():
-                    bad("port-type", f"{key} is {info.type}; {value} is not an integer")
-                    continue
-                if not lo <= number <= hi:
-                    bad("port-type", f"{key} is {info.type}; {value} overflows it")
-                    continue
+            problem = value_problem(info.carries, number) if info.carries else ""
+            if problem:
+                bad("port-type", f"{key} feeds an {info.carries} value of its {info.source} owner; {problem}")
+                continue
             if (info.minimum is not None and number < info.minimum) or (info.maximum is not None and number > info.maximum):
                 bad("port-out-of-bounds", f"{key}: {value} is outside [{info.minimum}, {info.maximum}]")
                 continue

@@ -24,10 +24,12 @@ def run_rhai(file: Path | str | None = None, code: str | None = None, out: Calla
         err("luncosim rhai: give a FILE or --eval CODE")
         return 1
     if file is not None:
+        from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
         path = Path(file)
         try:
-            source = path.read_text(encoding="utf-8")
-        except OSError as exc:
+            source = read_text_limited(path, "script")
+        except (OSError, UnreadableFile) as exc:
             err(f"luncosim rhai: cannot read {path}: {exc}")
             return 1
         label, roots = str(path), [path.resolve().parent]

@@ -79,16 +79,24 @@ class ModelicaProgram:
         self.error = ""
         self.declared_in: dict[str, tuple[str, float | None]] = {}
         self.declared_out: dict[str, str] = {}
+        self.declared_arrays: dict[str, tuple[str, str, tuple[float, ...] | None]] = {}  # name -> (ns, unit, values)
+        self._authored_type: dict[str, str] = {}  # a port's type until the model types it
         for attr in prim.GetAttributes():
             ns, _, name = attr.GetName().partition(":")
             if ns not in ("inputs", "outputs") or not name:
                 continue
             unit = str((attr.GetCustomData() or {}).get("unit", ""))
+            self._authored_type[name] = str(attr.GetTypeName().scalarType)
+            if attr.GetTypeName().isArray:  # element ports name[1], name[2], ... once the model is known
+                value = attr.Get() if attr.HasAuthoredValue() else None
+                self.declared_arrays[name] = (ns, unit, tuple(float(x) for x in value) if value is not None else None)
+                continue
             if ns == "inputs":
                 default = attr.Get() if attr.HasAuthoredValue() else None
                 self.declared_in[name] = (unit, float(default) if isinstance(default, (int, float)) else None)
             else:
                 self.declared_out[name] = unit
+        self._scalar_ports = (dict(self.declared_in), dict(self.declared_out))
         self.period = sim.dt
         per = prim.GetAttribute("lunco:program:communicationPeriod") or prim.GetAttribute("info:communicationPeriod")
         if per and per.HasAuthoredValue():
@@ -103,6 +111,8 @@ class ModelicaProgram:
         self._compiled_for = ""
         self._waiting_inputs = ""
         self._params_sent: dict[str, float] = {}
+        self._running = None  # the participant that has stepped (its clock follows the scene's)
+        self._ended = False
         if self.error:
             return
         if self.is_fmu:
@@ -149,11 +159,17 @@ class ModelicaProgram:
     def _open_fmu(self) -> None:
         from luncosim_core.modelica import FmuParticipant
 
-        try:
-            self.participant = FmuParticipant(self.source_path, self.period, name=self.prim_path)
+        authored: dict[str, float | tuple[float, ...]] = {n: v for n, (_, v) in self.declared_in.items() if v is not None}
+        authored.update({n: v for n, (ns, _, v) in self.declared_arrays.items() if ns == "inputs" and v is not None})
+        try:  # authored parameter values apply at initialization (fixed ones included)
+            self.participant = FmuParticipant(self.source_path, self.period, name=self.prim_path, parameters=authored)
         except DiagnosticError as exc:
             for d in exc.diagnostics:
                 self._diags.append(Diagnostic(d.severity, d.code, d.message, path=self.prim_path, layer=d.layer, line=d.line, column=d.column, source="modelica"))
+            self.error = "FMU failed to open"
+            return
+        except Exception as exc:  # noqa: BLE001 - never a traceback out of the scene build
+            self._fail("fmu.invalid", f"FMU {self.source_path.name} cannot run: {type(exc).__name__}: {exc}")
             self.error = "FMU failed to open"
             return
         self._bind(self.participant.interface)
@@ -185,6 +201,7 @@ class ModelicaProgram:
         from luncosim_core.modelica import check_interface
 
         self.interface = interface
+        self._expand_arrays(interface)
         params = {p.name for p in interface.parameters}
         declared_inputs = {n: (u or None) for n, (u, _) in self.declared_in.items() if n not in params}
         diags = check_interface(interface, declared_inputs, {n: (u or None) for n, u in self.declared_out.items()},
@@ -192,9 +209,37 @@ class ModelicaProgram:
         # a port that declares no unit takes the model's: nothing to warn about
         diags = [d for d in diags if not (d.code == "modelica.interface.unit_unchecked" and not d.data.get("declared"))]
         self._diags.extend(diags)
-        if any(d.is_error for d in diags):
+        if any(d.is_error for d in diags) or self.error == "interface mismatch":
             self.error = "interface mismatch"
+            closer = getattr(self.participant, "close", None)
+            if closer is not None:
+                closer()
             self.participant = None
+
+    def _expand_arrays(self, interface) -> None:
+        """Array ports (``double[] outputs:y``) become element ports ``y[1]`` ... of the model's array."""
+        self.declared_in, self.declared_out = dict(self._scalar_ports[0]), dict(self._scalar_ports[1])
+        for name, (ns, unit, values) in sorted(self.declared_arrays.items()):
+            pool = (*interface.inputs, *interface.parameters) if ns == "inputs" else interface.outputs
+            elements = [v.name for v in pool if v.name.startswith(name + "[")]
+            where = f"{self.prim_path}.{ns}:{name}"
+            if not elements:
+                self._diags.append(Diagnostic("error", "modelica.interface.missing",
+                                              f"prim declares array {ns[:-1]} '{name}' but the model has no array "
+                                              f"{ns[:-1]} '{name}'", path=where, source="modelica"))
+                self.error = "interface mismatch"
+                continue
+            if values is not None and len(values) != len(elements):
+                self._diags.append(Diagnostic("error", "modelica.interface.shape",
+                                              f"prim authors {len(values)} value(s) for '{name}' but the model's "
+                                              f"'{name}' has {len(elements)} element(s)", path=where, source="modelica"))
+                self.error = "interface mismatch"
+                continue
+            for i, element in enumerate(elements):
+                if ns == "inputs":
+                    self.declared_in[element] = (unit, values[i] if values is not None else None)
+                else:
+                    self.declared_out[element] = unit
 
     # -- participant protocol -------------------------------------------------------------
     def wait_reason(self, sim) -> str:
@@ -278,12 +323,12 @@ class ModelicaProgram:
                 var = iface.input(name) or iface.parameter(name)
                 is_param = iface.parameter(name) is not None and iface.input(name) is None
             initial = default if default is not None else (var.start if is_param and var is not None and var.start is not None else math.nan)
-            out.append((PortInfo(self.prim_path, name, "in", "double", (var.unit if var and var.unit else unit) or "",
+            out.append((PortInfo(self.prim_path, name, "in", var.type if var else self._authored_type.get(name, "double"), (var.unit if var and var.unit else unit) or "",
                                  var.min if var else None, var.max if var else None, src, "user", True, True,
                                  ("parameter: " if is_param else "") + ((var.description or "") if var else "")), initial))
         for name, unit in sorted(self.declared_out.items()):
             var = iface.output(name) if iface is not None else None
-            out.append((PortInfo(self.prim_path, name, "out", "double", (var.unit if var and var.unit else unit) or "",
+            out.append((PortInfo(self.prim_path, name, "out", var.type if var else self._authored_type.get(name, "double"), (var.unit if var and var.unit else unit) or "",
                                  var.min if var else None, var.max if var else None, src, f"{src}:{self.prim_path}",
                                  False, True, (var.description or "") if var else ""), math.nan))
         return out
@@ -296,12 +341,15 @@ class ModelicaProgram:
         inputs: dict[str, float] = {}
         params = {v.name for v in self.interface.parameters} if self.interface else set()
         missing = []
+        if getattr(p, "terminated", ""):
+            self._note_ended(sim, p)
+            return
         for name in self.declared_in:
-            v = reg.values[reg.index[port_key(self.prim_path, name)]]
+            i = reg.index[port_key(self.prim_path, name)]
+            v = reg.values[i]
             if name in params and self.interface.input(name) is None:
                 if not math.isnan(v) and self._params_sent.get(name) != v:
-                    p.set_parameter(name, float(v))
-                    self._params_sent[name] = float(v)
+                    self._set_parameter(reg, i, name, float(v))
                 continue
             if math.isnan(v):
                 missing.append(name)
@@ -314,6 +362,7 @@ class ModelicaProgram:
             sim.note_wait(self.prim_path, reason)
             return
         self._waiting_inputs = ""
+        self._keep_clock(p, sim.tick_count // self.every)
         p.set_inputs(inputs)
         p.step()
         outs = p.outputs()
@@ -322,10 +371,45 @@ class ModelicaProgram:
             if i is not None and name in outs:
                 reg.values[i] = outs[name]
 
+    def _keep_clock(self, p, now: int) -> None:
+        """Step at the scene's time: a participant that has not stepped yet starts at the current
+        communication point; one that stepped and then waited catches up through the points it
+        missed, holding its last inputs (zero-order hold of real samples, never invented ones)."""
+        if self._running is not p:
+            if p.ticks != now:
+                p.reset(now)
+            self._running = p
+            return
+        while p.ticks < now and not getattr(p, "terminated", ""):
+            p.step()
+
+    def _set_parameter(self, reg, i: int, name: str, value: float) -> None:
+        """Stage a parameter port's value; a refused change is reported and the port reverts."""
+        try:
+            self.participant.set_parameter(name, value)
+        except DiagnosticError as exc:
+            self._diags.extend(Diagnostic(d.severity, d.code, d.message, path=f"{self.prim_path}.inputs:{name}",
+                                          layer=d.layer, source="modelica") for d in exc.diagnostics)
+            old = self._params_sent.get(name, math.nan)
+            reg.values[i] = old
+            if i in reg.held:
+                reg.held[i] = old
+            return
+        self._params_sent[name] = value
+
+    def _note_ended(self, sim, p) -> None:
+        reason = f"the FMU ended the simulation {p.terminated}; its outputs hold their last values"
+        if not self._ended:
+            self._ended = True
+            self._diags.append(Diagnostic("warning", "fmu.terminated", reason, path=self.prim_path, source="modelica"))
+        sim.note_wait(self.prim_path, reason)
+
     def reset(self, sim) -> None:
         if self.participant is not None:
             self.participant.reset()
         self._params_sent.clear()
+        self._running = None
+        self._ended = False
 
     def state_bytes(self) -> bytes:
         if self.participant is None:

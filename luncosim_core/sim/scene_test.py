@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from luncosim_core import cli_args
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.sim.simulation import SimulationConfig, open_simulation
 
@@ -47,6 +48,7 @@ class SceneTestReport:
     reasons: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     scenarios: list[str] = field(default_factory=list)
+    final_hash: str = ""  # the simulation's state hash when the run ended
 
     def table(self) -> str:
         """The verdict table printed at the end of a run."""
@@ -63,15 +65,20 @@ class SceneTestReport:
 
 def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tick_hz: float = 60.0,
                    lunco_root: Path | None = None, out: Callable[[str], None] = print,
-                   verdict_channel: str | None = None) -> SceneTestReport:
+                   verdict_channel: str | None = None, substeps: int = 4, edits: tuple = (),
+                   prepare: Callable | None = None, on_tick: Callable | None = None) -> SceneTestReport:
     """Open ``scene`` (a USD file or twin folder), run it and its scenarios as fast as possible
-    until the first verdict (or ``max_ticks``), and judge it (see the module doc)."""
+    until the first verdict (or ``max_ticks``), and judge it (see the module doc).
+
+    ``edits`` (document ops) apply before the projection is built; ``prepare(sim)`` runs before
+    the first tick (e.g. SetPorts); ``on_tick(sim)`` after every tick that advanced."""
     from luncosim_core.diagnostics import DiagnosticError
     from luncosim_core.scripting.scenario import scenario_participants, scenarios_of
 
     report = SceneTestReport(str(scene))
     try:
-        sim = open_simulation(scene, lunco_root=lunco_root, config=SimulationConfig(tick_hz=tick_hz))
+        sim = open_simulation(scene, lunco_root=lunco_root, config=SimulationConfig(tick_hz=tick_hz, substeps=substeps),
+                              edits=edits)
     except (DiagnosticError, FileNotFoundError, OSError) as exc:
         report.reasons.append(f"the scene did not open: {exc}")
         out(report.summary())
@@ -86,26 +93,30 @@ def run_scene_test(scene: Path | str, *, max_ticks: int = DEFAULT_MAX_TICKS, tic
                 return [*(_base(s) if _base else []), *scenario_participants(s)]
             sim.participant_factory = factory
             sim.build()
-        _run(sim, report, max_ticks=max_ticks, out=out, verdict_channel=verdict_channel)
+        if prepare is not None:
+            prepare(sim)
+        _run(sim, report, max_ticks=max_ticks, out=out, verdict_channel=verdict_channel, on_tick=on_tick)
     finally:
         sim.close()
     return report
 
 
 def _run(sim, report: SceneTestReport, *, max_ticks: int, out, verdict_channel: str | None,
-         wait_timeout_s: float = 300.0) -> None:
-    _SceneRun(sim, report, out, verdict_channel, wait_timeout_s).run(max_ticks)
+         wait_timeout_s: float = 300.0, on_tick: Callable | None = None) -> None:
+    _SceneRun(sim, report, out, verdict_channel, wait_timeout_s, on_tick).run(max_ticks)
 
 
 class _SceneRun:
     """One scene test: listen for verdicts and declarations, tick, then judge and print."""
 
-    def __init__(self, sim, report: SceneTestReport, out, verdict_channel: str | None, wait_timeout_s: float) -> None:
+    def __init__(self, sim, report: SceneTestReport, out, verdict_channel: str | None, wait_timeout_s: float,
+                 on_tick: Callable | None = None) -> None:
         from luncosim_core.scripting.scenario import scenarios_of
 
         self.sim, self.report, self.out = sim, report, out
         self.verdict_channel = verdict_channel
         self.wait_timeout_s = wait_timeout_s
+        self.on_tick = on_tick
         self.scenarios = scenarios_of(sim)
         self.runtime = self.scenarios[0].runtime if self.scenarios else None
         self.faults: list[Diagnostic] = []
@@ -167,6 +178,8 @@ class _SceneRun:
         if not advanced:
             return self._wait()
         self._wait_deadline = None
+        if self.on_tick is not None:
+            self.on_tick(sim)
         return not all(s.state in ("failed", "faulted") for s in self.scenarios)
 
     def _wait(self) -> bool:
@@ -203,6 +216,7 @@ class _SceneRun:
                 report.reasons.append(f"scenario {s.prim_path} never ran: {first}")
         report.ticks = sim.tick_count
         report.sim_time = sim.time
+        report.final_hash = sim.state_hash()
         report.faults = self.faults
         from luncosim_core.lint.facts import is_shading_connection
 
@@ -293,6 +307,8 @@ def cmd_test(args: argparse.Namespace) -> int:
                             lunco_root=getattr(args, "lunco_root", None),
                             verdict_channel=args.verdict_channel,
                             out=lambda line: print(line, flush=True))
+    if report.final_hash:
+        print(f"final hash {report.final_hash}", flush=True)
     return report.exit_code
 
 
@@ -300,9 +316,9 @@ def add_test_verb(sub) -> None:
     """Add ``test`` to an ``argparse`` subparsers object."""
     p = sub.add_parser("test", help="run a scene test: exit 0 PASS, 1 FAIL, 2 no verdict")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder (its default scene)")
-    p.add_argument("--max-ticks", type=int, default=DEFAULT_MAX_TICKS,
+    p.add_argument("--max-ticks", type=cli_args.positive_ticks, default=DEFAULT_MAX_TICKS,
                    help=f"safety bound on simulated ticks (default {DEFAULT_MAX_TICKS}); exhausting it is 'no verdict'")
-    p.add_argument("--tick-hz", type=float, default=60.0, help="fixed tick rate (default 60)")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0, help="fixed tick rate (default 60)")
     p.add_argument("--verdict-channel", default=None,
                    help="only accept PASS/FAIL from this event name (default: the first on any channel)")
     p.set_defaults(func=cmd_test)

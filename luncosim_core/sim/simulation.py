@@ -549,8 +549,12 @@ def _ports_only(op) -> bool:
     return isinstance(op, SetAttribute) and op.name.startswith(("inputs:", "outputs:")) and "physics" not in op.name
 
 
-def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config: SimulationConfig | None = None) -> Simulation:
-    """Compose a scene with its twin's rules and build a headless simulation over it."""
+def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config: SimulationConfig | None = None,
+                    edits: tuple = ()) -> Simulation:
+    """Compose a scene with its twin's rules and build a headless simulation over it.
+
+    ``edits`` are typed document ops applied before the projection is built (batch parameter
+    overrides on the runtime layer); one that fails raises :class:`DiagnosticError`."""
     from luncosim_core.sim.programs import program_participants
     from luncosim_core.twin.twin import open_path
     from luncosim_core.usd.document import UsdDocument
@@ -561,6 +565,8 @@ def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config
     twin = opened.twin
     doc = UsdDocument(opened.scene, twin.roots, policy=twin.composition_policy,
                       runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence)
+    for op in edits:
+        doc.apply(op, author="api")
     sim = Simulation(doc.stage, config, roots=twin.roots, document=doc, participant_factory=program_participants,
                      scene=str(opened.scene))
     sim.diagnostics = list(doc.diagnostics) + sim.diagnostics

@@ -40,10 +40,40 @@ def default_lunco_root() -> Path:
     return (repository_root() / "assets").resolve()
 
 
+MOUNT_PREFIX = "luncosim-mounts-"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_mounts(base: Path | None = None) -> list[Path]:
+    """Remove mount folders left by processes that died without cleaning up (a kill -9).
+
+    A folder is named ``luncosim-mounts-<pid>-<random>``: it is stale when that process is gone.
+    Returns what was removed."""
+    base = Path(base or tempfile.gettempdir())
+    removed = []
+    for folder in base.glob(f"{MOUNT_PREFIX}*"):
+        pid_text = folder.name[len(MOUNT_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _pid_alive(int(pid_text)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
 def _mount_base() -> Path:
     global _MOUNT_BASE
     if _MOUNT_BASE is None:
-        _MOUNT_BASE = Path(tempfile.mkdtemp(prefix="luncosim-mounts-"))
+        clean_stale_mounts()
+        _MOUNT_BASE = Path(tempfile.mkdtemp(prefix=f"{MOUNT_PREFIX}{os.getpid()}-"))
         atexit.register(shutil.rmtree, _MOUNT_BASE, True)
     return _MOUNT_BASE
 

@@ -12,10 +12,12 @@ Every other USD file is an indexed library entry, never mounted automatically.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.fsutil import file_problem
 from luncosim_core.twin.manifest import MANIFEST_NAME, TwinManifest, load_manifest
 from luncosim_core.twin.roots import AssetRoots, default_lunco_root
 
@@ -65,12 +67,22 @@ class Twin:
                 found.append(path)
         return found
 
+    def contains(self, path: Path) -> bool:
+        """Whether ``path``, links followed, lies inside the twin's folder."""
+        try:
+            Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root))
+            return True
+        except ValueError:
+            return False
+
     def scene_entries(self) -> list[Path]:
-        """Files matching the manifest's ``usd.scenes`` globs (plus the default scene)."""
+        """Files matching the manifest's ``usd.scenes`` globs (plus the default scene): regular
+        USD files inside the twin only (a link leading out of it is skipped)."""
         entries: list[Path] = []
         if self.manifest:
             for pattern in self.manifest.scenes:
-                entries.extend(p for p in sorted(self.root.glob(pattern)) if p.suffix in USD_SUFFIXES)
+                entries.extend(p for p in sorted(self.root.glob(pattern))
+                               if p.suffix in USD_SUFFIXES and self.contains(p) and file_problem(p, "scene") is None)
         default = self.default_scene
         if default is not None and default not in entries:
             entries.insert(0, default)
@@ -106,12 +118,32 @@ def load_twin(folder: str | Path, lunco_root: Path | None = None) -> Twin:
     manifest = load_manifest(manifest_path) if manifest_path.exists() else None
     roots = AssetRoots(twin_root=folder, lunco_root=lunco_root or default_lunco_root())
     twin = Twin(root=folder, manifest=manifest, roots=roots)
-    if manifest and manifest.default_scene and not twin.default_scene.exists():
-        twin.diagnostics.append(
-            Diagnostic("error", "twin-default-scene-missing",
-                       f"default_scene '{manifest.default_scene}' does not exist", layer=str(manifest_path), source="twin")
-        )
+    if manifest and manifest.default_scene:
+        problem = default_scene_problem(twin)
+        if problem is not None:
+            twin.diagnostics.append(problem)
     return twin
+
+
+def default_scene_problem(twin: Twin) -> Diagnostic | None:
+    """Why the manifest's default scene cannot be opened (None when it can)."""
+    name = twin.manifest.default_scene
+    layer = str(twin.manifest.path)
+    unresolved = twin.root / name
+    if not os.path.lexists(unresolved):
+        return Diagnostic("error", "twin-default-scene-missing", f"default_scene '{name}' does not exist",
+                          layer=layer, source="twin")
+    if not twin.contains(unresolved):
+        return Diagnostic("error", "twin-default-scene-outside",
+                          f"default_scene '{name}' leads outside the twin (to {os.path.realpath(unresolved)}); refused",
+                          layer=layer, source="twin")
+    problem = file_problem(unresolved, "default_scene")
+    if problem:
+        return Diagnostic("error", "twin-default-scene-invalid", problem, layer=layer, source="twin")
+    if Path(os.path.realpath(unresolved)).suffix not in USD_SUFFIXES:
+        return Diagnostic("error", "twin-default-scene-invalid",
+                          f"default_scene '{name}' is not a USD file ({', '.join(USD_SUFFIXES)})", layer=layer, source="twin")
+    return None
 
 
 def open_path(path: str | Path, lunco_root: Path | None = None, *, preview: str | Path | None = None) -> OpenResult:
@@ -135,4 +167,7 @@ def open_path(path: str | Path, lunco_root: Path | None = None, *, preview: str 
         return OpenResult(twin=twin, scene=None, reason="folder without twin.toml: no scene selected; open a USD file to preview it")
     if twin.default_scene is None:
         return OpenResult(twin=twin, scene=None, reason="no scene selected: twin.toml has no [usd] default_scene")
+    problem = default_scene_problem(twin)
+    if problem is not None:
+        raise DiagnosticError(problem)
     return OpenResult(twin=twin, scene=twin.default_scene)

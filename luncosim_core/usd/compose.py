@@ -16,13 +16,16 @@ from pathlib import Path
 from pxr import Ar, Sdf, Tf, Usd
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.fsutil import MAX_LAYER_BYTES, file_problem
 from luncosim_core.twin.roots import AssetRoots
+from luncosim_core.usd.tferrors import safe_text, tf_error_text
 from luncosim_core.usd.usda_fixup import open_tolerant
 
 _OPEN_ASSET_RE = re.compile(
     r"Could not open asset @(?P<dep>[^@]*)@ for (?P<arc>\w+) introduced by @(?P<layer>[^@]*)@(?:<(?P<path>[^>]*)>)?"
 )
 _SUBLAYER_RE = re.compile(r"Could not load sublayer @(?P<dep>[^@]*)@ of layer @(?P<layer>[^@]*)@")
+_ERROR_IN_RE = re.compile(r"Error in '[^']*' at line \d+ in file [^:]* : '(?P<msg>.*)'", re.S)
 _PARSE_RE = re.compile(r"(?P<file>/[^\s:]*(?::/[^\s:]*)?|[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)", re.S)
 
 
@@ -64,12 +67,21 @@ def parse_layer_error(text: str) -> tuple[str | None, int | None, int | None, st
             if os.path.exists(file):
                 file = os.path.realpath(file)
             return file, int(m.group("line")), int(m.group("col")), msg
+    m = _ERROR_IN_RE.search(text)
+    if m:  # "Error in 'pxr...::Fn' at line N in file X : 'message'": keep the message
+        return None, None, None, m.group("msg").strip()
     return None, None, None, text.strip()
 
 
 def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
-    """Open one layer file; a malformed file raises :class:`DiagnosticError` with file and line."""
+    """Open one layer file; a malformed file raises :class:`DiagnosticError` with file and line.
+
+    Only a regular file under the size limit is opened (a FIFO would block, a device never ends)."""
     path = str(path)
+    problem = file_problem(path, "layer", MAX_LAYER_BYTES)
+    if problem:
+        code = "usd-layer-missing" if not os.path.lexists(path) else "usd-layer-unreadable"
+        raise DiagnosticError(Diagnostic("error", code, problem, layer=path, source="usd"))
     try:
         with Ar.ResolverContextBinder(roots.resolver_context()), Tf.DiagnosticTrap() as trap:
             layer = Sdf.Layer.FindOrOpen(path)
@@ -78,13 +90,37 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
         fixed = open_tolerant(os.path.abspath(path), path)
         if fixed is not None:
             return fixed
-        file, line, col, msg = parse_layer_error(str(exc))
+        file, line, col, msg = parse_layer_error(tf_error_text(exc))
+        if "Corrupt asset" in msg or "corrupt" in msg.lower():
+            msg = f"not a valid USD file (the crate reader says: {msg})"
         raise DiagnosticError(
             Diagnostic("error", "usd-malformed-layer", f"malformed layer: {msg}", layer=file or path, line=line, column=col, source="usd")
         ) from exc
     if layer is None:
         raise DiagnosticError(Diagnostic("error", "usd-layer-missing", f"cannot open layer {path}: no such file", layer=path, source="usd"))
+    too_deep = namespace_problem(layer)
+    if too_deep:
+        raise DiagnosticError(Diagnostic("error", "usd-namespace-too-deep", too_deep, layer=path, source="usd"))
     return layer
+
+
+MAX_NAMESPACE_DEPTH = 512  # prims nested deeper than this are refused (no real asset comes close)
+
+
+def namespace_problem(layer: Sdf.Layer) -> str | None:
+    """Why ``layer`` is refused for its namespace depth (None when it is fine)."""
+    deepest = [0, ""]
+
+    def visit(path: Sdf.Path) -> None:
+        if path.IsPrimPath() and path.pathElementCount > deepest[0]:
+            deepest[0], deepest[1] = path.pathElementCount, path
+
+    layer.Traverse(Sdf.Path.absoluteRootPath, visit)
+    if deepest[0] <= MAX_NAMESPACE_DEPTH:
+        return None
+    shown = str(deepest[1].GetPrefixes()[MAX_NAMESPACE_DEPTH])
+    return (f"prims are nested {deepest[0]} levels deep (the limit is {MAX_NAMESPACE_DEPTH}; "
+            f"first over it: {shown[:120]}{'...' if len(shown) > 120 else ''})")
 
 
 def _listop_items(listop) -> list:
@@ -97,22 +133,19 @@ def _listop_items(listop) -> list:
 def authored_dependencies(layer: Sdf.Layer) -> list[str]:
     """Asset paths of sublayers, references and payloads, in authored (namespace) order."""
     deps: list[str] = list(layer.subLayerPaths)
-
-    def visit(spec) -> None:
+    stack = list(reversed(layer.rootPrims))  # iterative: namespaces can be thousands deep
+    while stack:
+        spec = stack.pop()
         for ref in _listop_items(spec.referenceList):
             if ref.assetPath:
                 deps.append(ref.assetPath)
         for pay in _listop_items(spec.payloadList):
             if pay.assetPath:
                 deps.append(pay.assetPath)
-        for vset in spec.variantSets.values():
-            for variant in vset.variants.values():
-                visit(variant.primSpec)
-        for child in spec.nameChildren:
-            visit(child)
+        children = [variant.primSpec for vset in spec.variantSets.values() for variant in vset.variants.values()]
+        children += list(spec.nameChildren)
+        stack.extend(reversed(children))
 
-    for root in layer.rootPrims:
-        visit(root)
     seen: set[str] = set()
     return [d for d in deps if not (d in seen or seen.add(d))]
 
@@ -142,6 +175,14 @@ def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[s
                 refused.append((layer.identifier, dep))
                 continue
             ident = resolver.CreateIdentifier(dep, Ar.ResolvedPath(layer.resolvedPath or anchor))
+            resolved = str(resolver.Resolve(ident))
+            problem = file_problem(resolved, "layer", MAX_LAYER_BYTES) if resolved else None
+            if problem and os.path.lexists(resolved):  # a missing file is reported by composition
+                problems.append(Diagnostic("error", "usd-layer-unreadable", f"@{uri_display(dep)}@: {problem}; refused",
+                                           layer=layer_display(layer.identifier, roots), source="usd"))
+                refused.append((layer.identifier, dep))
+                Sdf.Layer.AddToMutedLayers(ident)  # USD must never try to read it (a FIFO blocks)
+                continue
             try:
                 with Tf.DiagnosticTrap() as trap:
                     child = Sdf.Layer.FindOrOpen(ident)
@@ -152,6 +193,12 @@ def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[s
                 if child is None:
                     continue  # malformed: reported by composition with file and line
             if child is not None:
+                too_deep = namespace_problem(child)
+                if too_deep:
+                    problems.append(Diagnostic("error", "usd-namespace-too-deep", f"@{uri_display(dep)}@: {too_deep}; refused",
+                                               layer=layer_display(layer.identifier, roots), source="usd"))
+                    refused.append((layer.identifier, dep))
+                    continue
                 visit(child)
 
     with Ar.ResolverContextBinder(roots.resolver_context()):
@@ -243,7 +290,7 @@ def _classify_errors(errors: list, refused_deps: set[str], roots: AssetRoots, ro
     arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
     malformed: list[Diagnostic] = []
     for err in errors:
-        text = str(err).strip()
+        text = safe_text(err).strip()
         m = _OPEN_ASSET_RE.search(text) or _SUBLAYER_RE.search(text)
         if not m:
             malformed.append(Diagnostic("error", "usd-composition-error", text, layer=root_name, source="usd"))

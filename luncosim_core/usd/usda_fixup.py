@@ -139,6 +139,8 @@ def open_tolerant(identifier: str, real_path: str | Path) -> Sdf.Layer | None:
 
     Returns None when the normalized text still does not parse (the original error stands).
     """
+    from luncosim_core.fsutil import MAX_LAYER_BYTES, UnreadableFile, read_text_limited
+
     path = Path(real_path)
     if path.suffix != ".usda" or not path.exists():
         return None
@@ -146,7 +148,10 @@ def open_tolerant(identifier: str, real_path: str | Path) -> Sdf.Layer | None:
     existing = _FIXED.get(identifier)
     if existing is not None and existing[0] == mtime:
         return existing[1]
-    text = normalize_usda(path.read_text(encoding="utf-8"))
+    try:
+        text = normalize_usda(read_text_limited(path, "layer", MAX_LAYER_BYTES))
+    except UnreadableFile:
+        return None  # not text USD can read: the original parse error stands
     fmt = Sdf.FileFormat.FindByExtension("usda")
     layer = Sdf.Layer.Find(identifier) or Sdf.Layer.New(fmt, identifier)
     try:

@@ -15,7 +15,7 @@ def test_telemetry_keeps_every_tick_and_plots_export_csv(opened, qtbot, tmp_path
     assert not plots.add_channel(CHASSIS_X)  # one curve per channel
     opened.set_speed("max")
     opened.bridge.step(300)
-    qtbot.waitUntil(lambda: opened.bridge.latest.tick >= 300, timeout=20000)
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick >= 300, timeout=120000)  # a loaded machine is slow, not wrong
     ticks, _times, values = opened.bridge.telemetry.read([CHASSIS_X])
     # every tick reached the ring, though the UI drew far fewer frames
     assert ticks.tolist()[-300:] == list(range(1, 301))
