@@ -1,4 +1,9 @@
-"""``luncosim``: the command line. One function per verb; each returns the exit code."""
+"""``luncosim``: the command line. One function per verb; each returns the exit code.
+
+The core's verbs are registered here. Verbs that need a GUI toolkit (``render``, ``screenshot``)
+live in ``luncosim_workbench`` and join through the ``luncosim.cli`` entry-point group (each entry
+point is a function adding verbs to the subparsers); the core never imports the workbench.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,16 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
-from luncosim_core import cli_args
+from luncosim_core import __version__, cli_args
 from luncosim_core.twin.roots import LUNCO_ROOT_ENV
+
+#: Entry-point group of packages that add verbs: ``name = "module:add_verbs"``.
+VERB_ENTRY_POINTS = "luncosim.cli"
+AddVerbs = Callable[[argparse._SubParsersAction], None]
 
 
 def _print_diagnostics(diags, as_json: bool, out=None) -> None:
@@ -41,7 +52,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if any(d.is_error for d in all_diags) else 0
 
 
-def _parse_sets(items: list[str]) -> dict[str, dict[str, float]]:
+def parse_sets(items: list[str]) -> dict[str, dict[str, float]]:
     """``/Prim.port=value`` pairs grouped by prim."""
     out: dict[str, dict[str, float]] = {}
     for item in items:
@@ -59,8 +70,6 @@ def _parse_sets(items: list[str]) -> dict[str, dict[str, float]]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scene headless as fast as possible; print hashes and/or the final state."""
-    import csv
-
     from luncosim_core.api import SetPorts
     from luncosim_core.diagnostics import DiagnosticError
     from luncosim_core.sim.simulation import SimulationConfig, open_simulation
@@ -71,39 +80,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (DiagnosticError, FileNotFoundError) as exc:
         print(f"luncosim run: {exc}", file=sys.stderr)
         return 1
-    results = []
-    for prim, writes in _parse_sets(args.set or []).items():
-        results.append((prim, writes))
+    for prim, writes in parse_sets(args.set or []).items():
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
     unloaded = [p for p in sim.participants if getattr(p, "error", "")]  # a program that cannot run
-    hashes: list[dict] = []
-    writer = None
-    csv_file = None
-    if args.csv:
-        try:
-            csv_file = open(args.csv, "w", newline="", encoding="utf-8")
-        except OSError as exc:
-            print(f"luncosim run: cannot write --csv {args.csv}: {exc.strerror or exc}", file=sys.stderr)
-            sim.close()
-            return 2
-        writer = csv.writer(csv_file)
-        writer.writerow(["tick", "time", *sim.registry.index])
     try:
-        for _ in range(args.ticks):
-            if not sim.tick():
-                if sim.fault is not None or sim.status_reason:
-                    break
-            if writer is not None:
-                writer.writerow([sim.tick_count, repr(sim.time), *(repr(float(v)) for v in sim.registry.values)])
-            if args.hash_every and sim.tick_count % args.hash_every == 0:
-                h = {"tick": sim.tick_count, "hash": sim.state_hash()}
-                hashes.append(h)
-                if not args.json:
-                    print(f"tick {h['tick']:>8}  {h['hash']}")
-    finally:
-        if csv_file is not None:
-            csv_file.close()
+        hashes = _run_ticks(sim, args)
+    except OSError as exc:  # the --csv file cannot be written
+        print(f"luncosim run: cannot write --csv {args.csv}: {exc.strerror or exc}", file=sys.stderr)
+        sim.close()
+        return 2
     snap = sim.snapshot()
     faults = [f.to_json() for f in snap.faults]
     if sim.status_reason and sim.fault is None:
@@ -128,6 +114,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
     sim.close()
     return 1 if faults or unloaded else 0
+
+
+def _run_ticks(sim, args: argparse.Namespace) -> list[dict]:
+    """Tick ``args.ticks`` times, writing the CSV and printing hashes as asked; the hashes."""
+    import csv
+
+    hashes: list[dict] = []
+    with open(args.csv, "w", newline="", encoding="utf-8") if args.csv else nullcontext() as csv_file:
+        writer = csv.writer(csv_file) if csv_file is not None else None
+        if writer is not None:
+            writer.writerow(["tick", "time", *sim.registry.index])
+        for _ in range(args.ticks):
+            if not sim.tick() and (sim.fault is not None or sim.status_reason):
+                break
+            if writer is not None:
+                writer.writerow([sim.tick_count, repr(sim.time), *(repr(float(v)) for v in sim.registry.values)])
+            if args.hash_every and sim.tick_count % args.hash_every == 0:
+                h = {"tick": sim.tick_count, "hash": sim.state_hash()}
+                hashes.append(h)
+                if not args.json:
+                    print(f"tick {h['tick']:>8}  {h['hash']}")
+    return hashes
 
 
 def _report_set(result, prim: str) -> None:
@@ -179,81 +187,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 1 if snap.faults else 0
 
 
-def _parse_camera(text: str | None):
-    """``iso``/``front``/``top``/... or ``EX,EY,EZ:CX,CY,CZ`` (eye and centre, stage units)."""
-    if not text:
-        return None
-    if ":" not in text:
-        return text
-    eye, _, center = text.partition(":")
-    try:
-        e = [float(v) for v in eye.split(",")]
-        c = [float(v) for v in center.split(",")]
-    except ValueError:
-        raise SystemExit(f"luncosim: --camera {text!r}: expected a view name or EX,EY,EZ:CX,CY,CZ") from None
-    if len(e) != 3 or len(c) != 3:
-        raise SystemExit(f"luncosim: --camera {text!r}: eye and centre need three numbers each")
-    return {"eye": e, "center": c}
+def plugin_verbs() -> list[AddVerbs]:
+    """The verb adders other installed packages declare in the ``luncosim.cli`` entry points (one
+    that fails to load is reported on stderr and skipped: the core verbs still work)."""
+    from importlib.metadata import entry_points
+
+    out = []
+    for ep in sorted(entry_points(group=VERB_ENTRY_POINTS), key=lambda e: e.name):
+        try:
+            out.append(ep.load())
+        except Exception as exc:  # a broken optional package must not take the core CLI down
+            print(f"luncosim: verbs from {ep.value} are unavailable: {exc}", file=sys.stderr)
+    return out
 
 
-def cmd_render(args: argparse.Namespace) -> int:
-    """Render a scene to PNG without a window, after N ticks, with optional debug overlays."""
-    from luncosim_core.diagnostics import DiagnosticError
-    from luncosim_core.sim.simulation import SimulationConfig, open_simulation
-
-    try:
-        from luncosim_workbench.viewport import render_stage_to_png
-    except ImportError as exc:
-        print(f"luncosim render: the viewport is not available: {exc}", file=sys.stderr)
-        return 1
-    try:
-        sim = open_simulation(args.scene, lunco_root=args.lunco_root, config=SimulationConfig(tick_hz=args.tick_hz))
-    except (DiagnosticError, FileNotFoundError) as exc:
-        print(f"luncosim render: {exc}", file=sys.stderr)
-        return 1
-    for prim, writes in _parse_sets(args.set or []).items():
-        from luncosim_core.api import SetPorts
-
-        sim.submit(SetPorts(target=prim, writes=writes))
-    if args.ticks:
-        sim.run(args.ticks)
-    overlays = [o for o in (args.overlays or "").split(",") if o]
-    snap = sim.snapshot()
-    try:
-        out = render_stage_to_png(
-            sim.stage, args.out, width=args.width, height=args.height, camera=_parse_camera(args.camera),
-            overlays=overlays, body_poses=(snap.body_paths, snap.positions, snap.orientations),
-            debug_info=sim.world.debug_info(),
-        )
-    except Exception as exc:  # no GL anywhere, or a bad overlay name
-        print(f"luncosim render: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        sim.close()
-    print(f"rendered {args.scene} after {snap.tick} ticks to {out}")
-    return 0
-
-
-def cmd_screenshot(args: argparse.Namespace) -> int:
-    """Open the workbench on a twin, run N ticks and save the window as PNG."""
-    try:
-        from luncosim_workbench.screenshot import take_screenshot
-    except ImportError as exc:
-        print(f"luncosim screenshot: the workbench is not available: {exc}", file=sys.stderr)
-        return 1
-    twin = args.twin
-    if twin is None:
-        from luncosim_core.twin.roots import repository_root
-
-        twin = repository_root() / "assets" / "twins" / "practice_yard"
-    path = take_screenshot(twin, args.out, ticks=args.ticks, perspective=args.perspective,
-                           width=args.width, height=args.height)
-    print(f"screenshot of the workbench on {twin} saved to {path}")
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParser:
+    """The ``luncosim`` parser: the core's verbs, the entry-point verbs and ``extra_verbs`` (a
+    frozen bundle passes its verbs here, without relying on package metadata)."""
     parser = argparse.ArgumentParser(prog="luncosim", description="LunCoSim Workbench command line")
+    parser.add_argument("--version", action="version", version=f"luncosim {__version__}")
     parser.add_argument(
         "--lunco-root", type=Path, default=None,
         help=f"asset library root for lunco:// URIs (default: ${LUNCO_ROOT_ENV} or the bundled assets/)",
@@ -282,43 +234,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="folder for demo_summary.json")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("render", help="render a scene to PNG without a window")
-    p.add_argument("--scene", required=True, help="a scene file or a twin folder")
-    p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=cli_args.ticks, default=0, help="ticks to run before rendering")
-    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0)
-    p.add_argument("--width", type=cli_args.pixels, default=1280)
-    p.add_argument("--height", type=cli_args.pixels, default=800)
-    p.add_argument("--camera", default=None, help="iso, front, back, left, right, top, bottom, or EX,EY,EZ:CX,CY,CZ")
-    p.add_argument("--overlays", default="", help="comma list: joints,colliders,contacts,com,escaped,labels")
-    p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick")
-    p.set_defaults(func=cmd_render)
-
-    p = sub.add_parser("screenshot", help="open the workbench, run N ticks, save the window as PNG")
-    p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled demo twin)")
-    p.add_argument("--out", required=True, type=Path, help="PNG file to write")
-    p.add_argument("--ticks", type=cli_args.ticks, default=0)
-    p.add_argument("--perspective", default=None, help="Build, Simulate or Debug")
-    p.add_argument("--width", type=cli_args.pixels, default=1600)
-    p.add_argument("--height", type=cli_args.pixels, default=1000)
-    p.set_defaults(func=cmd_screenshot)
-
+    from luncosim_core.batch.cli import add_batch_verb
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
+    from luncosim_core.sim.scene_test import add_test_verb
 
-    add_scripting_verbs(sub)  # test, rhai
-
+    add_test_verb(sub)
+    add_scripting_verbs(sub)  # rhai
+    add_batch_verb(sub)
     from luncosim_core.mission.cli import add_mission_verb
 
     add_mission_verb(sub)  # mission run
-
-    from luncosim_core.batch.cli import add_batch_verb
-
-    add_batch_verb(sub)
+    added: list[AddVerbs] = []
+    for add in (*plugin_verbs(), *extra_verbs):
+        if add not in added:
+            added.append(add)
+            add(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, *, extra_verbs: Iterable[AddVerbs] = ()) -> int:
+    parser = build_parser(extra_verbs)
     args = parser.parse_args(argv)
     if args.lunco_root is not None:
         root = args.lunco_root.expanduser().resolve()

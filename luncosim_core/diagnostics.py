@@ -7,7 +7,7 @@ optional ``line``/``column``) and says what went wrong in ``message``. Severity 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -65,15 +65,6 @@ class Diagnostic:
         if self.column is not None:
             out["column"] = self.column
         return out
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def has_errors(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> bool:
-    """True when any diagnostic is an error."""
-    return any(d.is_error for d in diagnostics)
-
 
 class DiagnosticError(Exception):
     """An operation failed; ``diagnostics`` says what and where."""

@@ -26,7 +26,6 @@ class UiThreadCollector(QObject):
         self.timer.setInterval(CHECK_INTERVAL_MS)
         self.timer.timeout.connect(self.check)
         self.timer.start()
-        self.collections = 0
 
     def check(self) -> None:
         c0, c1, c2 = gc.get_count()
@@ -37,9 +36,6 @@ class UiThreadCollector(QObject):
             gc.collect(1)
         elif c0 > t0:
             gc.collect(0)
-        else:
-            return
-        self.collections += 1
 
 
 def install() -> UiThreadCollector:

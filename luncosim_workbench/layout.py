@@ -1,5 +1,8 @@
 """Perspectives (Build, Simulate, Debug) and per-user layout persistence.
 
+A perspective is a name; each panel's plugin says where it sits in it (``PanelSpec.perspectives``),
+and a panel a perspective does not mention is hidden there.
+
 Settings live in a per-user folder (platformdirs), or in ``LUNCOSIM_SETTINGS_DIR`` when set
 (tests point it at a temporary folder). A saved layout carries a version; a layout that cannot be
 read or restored falls back to the default perspective instead of leaving a broken window.
@@ -20,41 +23,22 @@ from luncosim_core.fsutil import atomic_write_text
 LAYOUT_VERSION = 1
 LAYOUT_FILE = "layout.json"
 RECENT_FILE = "recent.json"
+PREFERENCES_FILE = "preferences.json"
 MAX_RECENT = 10
 DEFAULT_PERSPECTIVE = "Simulate"
 
 
 @dataclass(frozen=True)
 class DockPlacement:
+    """Where a panel sits in one perspective (each panel's plugin declares its own)."""
+
     area: str  # left, right, bottom, top
     group: int = 0  # docks with the same area and group are tabbed together
     visible: bool = True
 
 
-# panel id -> placement; panels not listed are hidden in that perspective
-PERSPECTIVES: dict[str, dict[str, DockPlacement]] = {
-    "Build": {
-        "twin_browser": DockPlacement("left"),
-        "assembly": DockPlacement("right"),
-        "diagnostics": DockPlacement("bottom", 0),
-        "console": DockPlacement("bottom", 0),
-    },
-    "Simulate": {
-        "twin_browser": DockPlacement("left", 0, visible=False),
-        "ports": DockPlacement("right", 0),
-        "assembly": DockPlacement("right", 0, visible=False),
-        "plots": DockPlacement("bottom", 0),
-        "console": DockPlacement("bottom", 1),
-    },
-    "Debug": {
-        "twin_browser": DockPlacement("left", 0),
-        "assembly": DockPlacement("left", 0),
-        "ports": DockPlacement("right", 0),
-        "plots": DockPlacement("bottom", 0),
-        "diagnostics": DockPlacement("bottom", 1),
-        "console": DockPlacement("bottom", 1),
-    },
-}
+#: The named perspectives; which panels each shows, and where, comes from the panels' plugins.
+PERSPECTIVES: tuple[str, ...] = ("Build", "Simulate", "Debug")
 
 
 def settings_dir() -> Path:
@@ -124,3 +108,19 @@ def add_recent(folder: Path, path: str) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(folder / RECENT_FILE, json.dumps(items, indent=1))
     return items
+
+
+def load_preferences(folder: Path) -> dict:
+    """Small user preferences (the theme); an unreadable file gives the defaults."""
+    try:
+        data = json.loads((folder / PREFERENCES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_preferences(folder: Path, prefs: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PREFERENCES_FILE
+    atomic_write_text(path, json.dumps(prefs, indent=1, sort_keys=True))
+    return path

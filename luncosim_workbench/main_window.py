@@ -1,5 +1,10 @@
-"""``MainWindow``: the 3D viewport in the centre, panels docked around it, menus, transport bar,
-status bar, perspectives and the unsaved-edits guard."""
+"""``MainWindow``: the shell. The 3D viewport in the centre, the discovered panels docked around
+it, menus, toolbars and shortcuts made from the action registry, the status bar, perspectives,
+themes and the unsaved-edits guard.
+
+The shell owns the session, the simulation bridge and the viewport. Panels get a
+:class:`~luncosim_workbench.context.PanelContext`; nothing else.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +12,44 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QStyle,
+    QToolBar,
     QWidget,
 )
+from superqt import QElidingLabel
 
 from luncosim_core.api import ApplyOp
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 from luncosim_core.usd.document import ExternalChangeConflict
-from luncosim_workbench import gc_guard
+from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
-from luncosim_workbench.bridge import SPEEDS, SimBridge
+from luncosim_workbench.actions.qt import QtActions
+from luncosim_workbench.actions.registry import ActionRegistry
+from luncosim_workbench.bridge import SimBridge
+from luncosim_workbench.context import PanelContext
 from luncosim_workbench.palette import CommandPalette
-from luncosim_workbench.panels import AREAS, PANELS, PanelContext
+from luncosim_workbench.plugins import PanelSpec, PanelWidget, discover_panels
 from luncosim_workbench.session import Session
+from luncosim_workbench.shell_actions import MENUS, shell_actions
 from luncosim_workbench.transport import TransportBar
+from luncosim_workbench.widgets.dock_title import DockTitleBar
 
 LAYOUT_STATE_VERSION = layouts.LAYOUT_VERSION
 REBUILD_DELAY_MS = 400
+AREAS = {
+    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
+    "right": Qt.DockWidgetArea.RightDockWidgetArea,
+    "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
+    "top": Qt.DockWidgetArea.TopDockWidgetArea,
+}
 
 
 def make_viewport(force_placeholder: bool = False) -> tuple[QWidget, object | None]:
@@ -55,11 +73,18 @@ def make_viewport(force_placeholder: bool = False) -> tuple[QWidget, object | No
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, *, settings: Path | None = None, viewport: bool = True, frame_hz: float = 30.0) -> None:
+    def __init__(self, *, settings: Path | None = None, viewport: bool = True, frame_hz: float = 30.0,
+                 panels: tuple[PanelSpec, ...] | None = None) -> None:
         super().__init__()
         gc_guard.install()
         self.settings = Path(settings) if settings else layouts.settings_dir()
+        self.preferences = layouts.load_preferences(self.settings)
+        self.theme = self.preferences.get("theme") if self.preferences.get("theme") in resources.THEMES else resources.DEFAULT_THEME
+        app = QApplication.instance()
+        if app is not None:
+            resources.apply_theme(app, self.theme)
         self.setWindowTitle("LunCoSim Workbench")
+        self.setWindowIcon(resources.app_icon())
         self.resize(1600, 1000)
         self.session = Session()
         self.bridge = SimBridge(self, frame_hz=frame_hz)
@@ -69,28 +94,17 @@ class MainWindow(QMainWindow):
         self.layout_message = ""
         self.central, self.viewport = make_viewport(force_placeholder=not viewport)
         self.overlays_on: set[str] = set()
+        self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
-        self._debug_future = None
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
-                                open_path=self.open_path)
+                                open_path=self.open_path, parent=self)
+        self.specs = panels if panels is not None else discover_panels()
         self.docks: dict[str, QDockWidget] = {}
-        self.panels: dict[str, QWidget] = {}
-        for spec in PANELS:
-            widget = spec.factory(self.ctx)
-            dock = QDockWidget(spec.title, self)
-            dock.setObjectName(f"dock_{spec.id}")
-            dock.setWidget(widget)
-            self.addDockWidget(AREAS[spec.area], dock)
-            self.docks[spec.id] = dock
-            self.panels[spec.id] = widget
-        self.ctx.panels = self.panels
-        self.actions_by_id: dict[str, QAction] = {}
+        self.panels: dict[str, PanelWidget] = {}
+        for spec in self.specs:
+            self._add_panel(spec)
         self._build_actions()
-        self._build_menus()
-        self.transport = TransportBar(self.actions_by_id, self)
-        self.transport.speed.currentTextChanged.connect(self.set_speed)
-        self.addToolBar(self.transport)
         self._build_status()
         self._rebuild_timer = QTimer(self)
         self._rebuild_timer.setSingleShot(True)
@@ -101,101 +115,86 @@ class MainWindow(QMainWindow):
         self._mirror_timer.setInterval(100)
         self._mirror_timer.timeout.connect(self._check_mirrors)
         self.bridge.frame.connect(self._on_frame)
-        self.bridge.projectionRestarted.connect(lambda why: self.session.log(f"simulation projection restarted: {why}"))
         self.session.selection.changed.connect(self._on_selection)
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
             self.viewport.primClicked.connect(lambda p: self.session.selection.set([p] if p else []))
+            self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
+        self.refresh_actions()
+
+    # ------------------------------------------------------------------ panels
+    def _add_panel(self, spec: PanelSpec) -> None:
+        widget = spec.factory(self.ctx)
+        dock = QDockWidget(spec.title, self)
+        dock.setObjectName(f"dock_{spec.id}")
+        dock.setWidget(widget)
+        dock.setTitleBarWidget(DockTitleBar(dock, spec.icon))
+        if spec.icon:
+            dock.setWindowIcon(resources.icon(spec.icon))
+        self.addDockWidget(AREAS[spec.area], dock)
+        handlers = {"frames": (self.ctx.frames, widget.on_frame), "events": (self.ctx.events, widget.on_events),
+                    "selection": (self.session.selection.changed, widget.on_selection)}
+        for name in spec.subscribes:
+            signal, slot = handlers[name]
+            signal.connect(slot)
+        self.docks[spec.id] = dock
+        self.panels[spec.id] = widget
 
     # ------------------------------------------------------------------ actions and menus
-    def _action(self, key: str, text: str, slot, shortcut: str | QKeySequence | None = None, tip: str = "") -> QAction:
-        a = QAction(text, self)
-        if shortcut is not None:
-            a.setShortcut(QKeySequence(shortcut))
-        if tip:
-            a.setToolTip(tip)
-            a.setStatusTip(tip)
-        a.triggered.connect(lambda _checked=False: slot())
-        self.addAction(a)
-        self.actions_by_id[key] = a
-        return a
-
     def _build_actions(self) -> None:
-        A = self._action
-        A("open_twin", "&Open Twin…", self._ask_open_twin, QKeySequence.StandardKey.Open, "Open a twin folder")
-        A("open_scene", "Open &Scene File…", self._ask_open_scene, "Ctrl+Shift+O", "Open a USD scene file")
-        A("save", "&Save", self.save, QKeySequence.StandardKey.Save, "Save the scene (base layer)")
-        A("reload", "&Reload Scene", self.reload, "Ctrl+R", "Rebuild the scene from its files")
-        A("quit", "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        A("undo", "&Undo", self.undo, "Ctrl+Z")
-        A("redo", "&Redo", self.redo, "Ctrl+Shift+Z")
-        A("palette", "Command &Palette…", self.show_palette, "Ctrl+Shift+P", "Find any command")
-        A("play_pause", "Play / Pause", self.toggle_play, Qt.Key.Key_Space)
-        A("play", "Play", self.play, None, "Run the simulation")
-        A("pause", "Pause", self.pause, None, "Pause the simulation")
-        A("step", "Step", lambda: self.bridge.step(1), "Ctrl+.", "Advance one tick")
-        A("reset", "Reset", self.reset, "Ctrl+Shift+R", "Back to tick 0")
-        style = self.style()
-        for key, icon in (("play", QStyle.StandardPixmap.SP_MediaPlay), ("pause", QStyle.StandardPixmap.SP_MediaPause),
-                          ("step", QStyle.StandardPixmap.SP_MediaSkipForward), ("reset", QStyle.StandardPixmap.SP_MediaSkipBackward)):
-            self.actions_by_id[key].setIcon(style.standardIcon(icon))
-        A("fit", "Fit View", self.fit_view, Qt.Key.Key_F, "Frame the selection (or everything)")
-        A("fit_all", "Fit All", lambda: self.viewport and self.viewport.fit_all(), Qt.Key.Key_Home)
-        A("reset_layout", "Reset Layout", lambda: self.apply_perspective(self.perspective), None,
-          "Back to the current perspective's default docks")
-        for name in layouts.PERSPECTIVES:
-            A(f"perspective_{name}", f"{name} Perspective", lambda n=name: self.apply_perspective(n))
-        for i, name in enumerate(SPEEDS):
-            A(f"speed_{name}", f"Speed {name}", lambda n=name: self.set_speed(n), f"Ctrl+{i + 1}")
+        from luncosim_workbench.viewport import OVERLAY_NAMES
 
-    def _build_menus(self) -> None:
-        a = self.actions_by_id
-        mb = self.menuBar()
-        file = mb.addMenu("&File")
-        file.addActions([a["open_twin"], a["open_scene"]])
-        self.recent_menu = file.addMenu("Recent Twins")
+        registry = ActionRegistry()
+        registry.add_menus(MENUS)
+        registry.register(shell_actions(OVERLAY_NAMES))
+        for spec in self.specs:
+            registry.register(spec.actions, owner=spec.id)
+        self.registry = registry
+        self.qt_actions = QtActions(registry, self, lambda owner: self if owner == "shell" else self.panels[owner],
+                                    resources.icon)
+        self.qt_actions.fill_menu_bar(self.menuBar())
+        self.recent_menu = self.qt_actions.menus["file/recent"]
         self._fill_recent()
-        file.addSeparator()
-        file.addActions([a["save"], a["reload"]])
-        file.addSeparator()
-        file.addAction(a["quit"])
-        edit = mb.addMenu("&Edit")
-        edit.addActions([a["undo"], a["redo"]])
-        edit.addSeparator()
-        edit.addAction(a["palette"])
-        view = mb.addMenu("&View")
-        group = QActionGroup(self)
-        for name in layouts.PERSPECTIVES:
-            act = a[f"perspective_{name}"]
-            act.setCheckable(True)
-            group.addAction(act)
-            view.addAction(act)
-        view.addAction(a["reset_layout"])
-        view.addSeparator()
-        panels = view.addMenu("Panels")
-        for spec in PANELS:
+        panels_menu = self.qt_actions.menus["view/panels"]
+        for spec in self.specs:
             toggle = self.docks[spec.id].toggleViewAction()
             toggle.setText(spec.title)
-            panels.addAction(toggle)
-        view.addSeparator()
-        view.addActions([a["fit"], a["fit_all"]])
-        overlays = view.addMenu("Overlays")
-        try:
-            from luncosim_workbench.viewport import OVERLAY_NAMES
-        except Exception:
-            OVERLAY_NAMES = ()
-        for name in OVERLAY_NAMES:
-            act = QAction(name.capitalize(), self)
-            act.setCheckable(True)
-            act.setEnabled(self.viewport is not None)
-            act.toggled.connect(lambda on, n=name: self.set_overlay(n, on))
-            overlays.addAction(act)
-        sim = mb.addMenu("&Simulation")
-        sim.addActions([a["play_pause"], a["play"], a["pause"], a["step"], a["reset"]])
-        sim.addSeparator()
-        sim.addActions([a[f"speed_{n}"] for n in SPEEDS])
-        self._update_edit_actions()
+            if spec.icon:
+                toggle.setIcon(resources.icon(spec.icon))
+            panels_menu.addAction(toggle)
+        main = QToolBar("Main", self)
+        main.setObjectName("main_toolbar")
+        self.qt_actions.fill_toolbar(main, "main")
+        self.addToolBar(main)
+        self.transport = TransportBar(self)
+        self.qt_actions.fill_toolbar(self.transport, "transport")
+        self.transport.add_readouts()
+        self.transport.speed.currentTextChanged.connect(self.set_speed)
+        self.addToolBar(self.transport)
+
+    def action(self, action_id: str) -> QAction:
+        """The QAction of a registered action id (``file.save``, ``plots.export_csv`` ...)."""
+        return self.qt_actions[action_id]
+
+    def context(self) -> dict:
+        """The context the registry's enablement and check expressions read."""
+        doc = self.session.document
+        j = doc.journal if doc else None
+        ctx = {
+            "document": doc is not None, "saveable": doc is not None and not self.session.preview,
+            "can_undo": bool(j and j.can_undo), "can_redo": bool(j and j.can_redo),
+            "undo_label": j.undo_label() if j and j.can_undo else "",
+            "redo_label": j.redo_label() if j and j.can_redo else "",
+            "selection": bool(self.session.selection.paths), "simulation": self.bridge.worker is not None,
+            "viewport": self.viewport is not None, "perspective": self.perspective, "theme": self.theme,
+            "speed": self.bridge.speed_name,
+        }
+        ctx.update({f"overlay.{name}": True for name in self.overlays_on})
+        return ctx
+
+    def refresh_actions(self) -> None:
+        self.qt_actions.refresh(self.context())
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -206,7 +205,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(recent))
 
     def all_actions(self) -> list[QAction]:
-        return list(self.actions_by_id.values()) + [d.toggleViewAction() for d in self.docks.values()]
+        return list(self.qt_actions) + [d.toggleViewAction() for d in self.docks.values()]
 
     def show_palette(self) -> CommandPalette:
         dlg = CommandPalette(self.all_actions(), self)
@@ -216,13 +215,32 @@ class MainWindow(QMainWindow):
         self._palette = dlg
         return dlg
 
+    def set_theme(self, key: str) -> None:
+        """Switch to the light or dark theme (remembered in the settings folder)."""
+        resources.apply_theme(QApplication.instance(), key)
+        self.theme = key
+        self.preferences["theme"] = key
+        layouts.save_preferences(self.settings, self.preferences)
+        self.qt_actions.set_icons(resources.icon)
+        for spec in self.specs:
+            dock = self.docks[spec.id]
+            dock.titleBarWidget().refresh_icons()
+            if spec.icon:
+                dock.toggleViewAction().setIcon(resources.icon(spec.icon))
+            self.panels[spec.id].on_theme_changed()
+        self.refresh_actions()
+
     # ------------------------------------------------------------------ status bar
     def _build_status(self) -> None:
         sb = self.statusBar()
         self.status_labels: dict[str, QLabel] = {}
         for key, width in (("scene", 220), ("time", 110), ("tick", 90), ("rtf", 90), ("selection", 220), ("fps", 70), ("reason", 260)):
-            lab = QLabel("")
-            lab.setMinimumWidth(width // 2)
+            if key in ("scene", "selection", "reason"):  # long texts elide instead of pushing the others
+                lab = QElidingLabel("")
+                lab.setMinimumWidth(width)
+            else:
+                lab = QLabel("")
+                lab.setMinimumWidth(width // 2)
             sb.addPermanentWidget(lab)
             self.status_labels[key] = lab
         self._update_status(None)
@@ -258,17 +276,11 @@ class MainWindow(QMainWindow):
                 self.viewport.set_body_poses(snap.body_paths, snap.positions, snap.orientations)
             except Exception as exc:
                 self.notify(f"viewport: {exc}")
-        if self.viewport is not None and self.overlays_on:
-            self._update_debug_info()
-        for widget in self.panels.values():
-            on_frame = getattr(widget, "on_frame", None)
-            if on_frame is not None:
-                on_frame(snap)
         self.transport.show_snapshot(snap)
         self._update_status(snap)
 
     def set_overlay(self, name: str, on: bool) -> None:
-        """Toggle a viewport overlay; while any is on, physics debug info follows the frames."""
+        """Toggle a viewport overlay; while any is on, physics debug records follow the frames."""
         if self.viewport is None:
             return
         self.viewport.set_overlay(name, on)
@@ -276,38 +288,22 @@ class MainWindow(QMainWindow):
             self.overlays_on.add(name)
         else:
             self.overlays_on.discard(name)
-        if not self.overlays_on:
-            self.viewport.set_debug_info(None)
+        self.bridge.set_debug_stream(bool(self.overlays_on))
+        self.refresh_actions()
 
-    def _update_debug_info(self) -> None:
-        """Ask the worker (between ticks) for joint frames, colliders and contacts; show the answer
-        when it arrives. At most one request is in flight."""
-        fut = self._debug_future
-        if fut is not None and fut.done():
-            self._debug_future = None
-            try:
-                info = fut.result()
-            except Exception as exc:
-                self.notify(f"overlay data unavailable: {exc}")
-                info = None
-            if info is not None and self.overlays_on:
-                self.viewport.set_debug_info(info)
-        if self._debug_future is None and self.overlays_on and self.bridge.worker is not None:
-            self._debug_future = self.bridge.worker.call(
-                lambda sim: sim.world.debug_info() if sim is not None and sim.world is not None else None)
-
-    def _on_selection(self, paths: tuple) -> None:
+    def _on_selection(self, _added: tuple, _removed: tuple) -> None:
         if self.viewport is not None:
-            self.viewport.set_selection(list(paths))
+            self.viewport.set_selection(list(self.session.selection.paths))
         self._update_status(self.bridge.latest)
+        self.refresh_actions()
 
     # ------------------------------------------------------------------ opening and saving
-    def _ask_open_twin(self) -> None:
+    def ask_open_twin(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open twin folder")
         if folder:
             self.open_path(folder)
 
-    def _ask_open_scene(self) -> None:
+    def ask_open_scene(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open scene", "", "USD (*.usda *.usd *.usdc)")
         if path:
             self.open_path(path)
@@ -341,32 +337,26 @@ class MainWindow(QMainWindow):
             except (TypeError, ValueError):
                 pass
             doc.changed.connect(self._on_document_changed)
-        if self.viewport is not None:
-            try:
-                if doc is not None:
-                    self.viewport.set_stage(doc.stage)
-            except Exception as exc:
-                self.notify(f"viewport could not show the stage: {exc}")
+        if self.viewport is not None and doc is not None:
+            self._refresh_viewport_stage()
         self.bridge.load(doc, "scene opened" if doc is not None else "no scene")
-        self._update_edit_actions()
         self._update_title()
         self._update_status(None)
+        self.refresh_actions()
         if doc is not None:
             self.bridge.telemetry.clear()
 
     def _on_document_changed(self, op) -> None:
-        self._update_edit_actions()
         self._update_title()
+        self.refresh_actions()
         self.session.diagnostics_changed.emit()  # lint follows the edit
         if _mirrorable(op) and self.bridge.worker is not None:
             # the same typed op, applied between ticks on the simulation's copy: motion carries on
-            fut = self.bridge.send(ApplyOp(op=op))
-            if fut is not None:
-                self._mirrors.append(fut)
-                self._mirror_timer.start()
-                if self.viewport is not None:
-                    self._refresh_viewport_stage()
-                return
+            self._mirrors.append(self.bridge.send(ApplyOp(op=op)))
+            self._mirror_timer.start()
+            if self.viewport is not None:
+                self._refresh_viewport_stage()
+            return
         self._rebuild_timer.start()  # undo/redo describe this document's layers: re-project
 
     def _check_mirrors(self) -> None:
@@ -375,12 +365,9 @@ class MainWindow(QMainWindow):
         self._mirrors = [f for f in self._mirrors if not f.done()]
         if not self._mirrors:
             self._mirror_timer.stop()
-        for fut in done:
-            result = fut.result()
-            if not result.ok:
-                self.session.log("the simulation could not apply the edit in place; restarting the projection")
-                self._rebuild_timer.start()
-                return
+        if any(not f.result().ok for f in done):
+            self.session.log("the simulation could not apply the edit in place; restarting the projection")
+            self._rebuild_timer.start()
 
     def _refresh_viewport_stage(self) -> None:
         try:
@@ -393,10 +380,7 @@ class MainWindow(QMainWindow):
         if doc is None or self._closed:
             return
         if self.viewport is not None:
-            try:
-                self.viewport.set_stage(doc.stage)
-            except Exception as exc:
-                self.notify(f"viewport could not show the stage: {exc}")
+            self._refresh_viewport_stage()
         self.bridge.load(doc, "the document was edited")
         self.notify("Document edited: the simulation projection was rebuilt (back to tick 0)")
 
@@ -406,16 +390,6 @@ class MainWindow(QMainWindow):
         scene = self.session.scene.name if self.session.scene else ""
         self.setWindowTitle(f"{scene or name}[*] — {name} — LunCoSim Workbench" if name else "LunCoSim Workbench[*]")
         self.setWindowModified(bool(doc is not None and doc.dirty))
-
-    def _update_edit_actions(self) -> None:
-        doc = self.session.document
-        a = self.actions_by_id
-        j = doc.journal if doc else None
-        a["undo"].setEnabled(bool(j and j.can_undo))
-        a["redo"].setEnabled(bool(j and j.can_redo))
-        a["undo"].setText(f"&Undo {j.undo_label()}" if j and j.can_undo else "&Undo")
-        a["redo"].setText(f"&Redo {j.redo_label()}" if j and j.can_redo else "&Redo")
-        a["save"].setEnabled(doc is not None and not self.session.preview)
 
     def undo(self) -> None:
         doc = self.session.document
@@ -451,10 +425,19 @@ class MainWindow(QMainWindow):
             return
         self.session.reload()
 
-    def open_location(self, path: str, line: int = 0) -> None:
-        """Open a file (at a line when the system editor supports it)."""
+    def open_location(self, path: str, line: int = 0) -> QWidget | None:
+        """Show a file at a line: sources in a read-only source view, anything else in the
+        system's application for it. Returns the source view when one opened."""
+        from luncosim_workbench.widgets.source_view import SourceView, can_show
+
         self.session.log(f"open {path}" + (f":{line}" if line else ""))
+        if can_show(path):
+            view = SourceView(path, line, self)
+            view.show()
+            self._source_views = [v for v in self._source_views if v.isVisible()] + [view]
+            return view
         QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        return None
 
     # ------------------------------------------------------------------ unsaved edits
     def _ask_unsaved_dialog(self, why: str) -> str:
@@ -493,9 +476,7 @@ class MainWindow(QMainWindow):
         self.bridge.timer.stop()
         self.bridge.shutdown()
         for widget in self.panels.values():
-            close = getattr(widget, "close_panel", None)
-            if close is not None:
-                close()
+            widget.close_panel()
 
     # ------------------------------------------------------------------ transport
     def play(self) -> None:
@@ -505,6 +486,9 @@ class MainWindow(QMainWindow):
     def pause(self) -> None:
         self.bridge.pause()
         self.session.log("pause")
+
+    def step(self, ticks: int = 1) -> None:
+        self.bridge.step(ticks)
 
     def toggle_play(self) -> None:
         snap = self.bridge.latest
@@ -521,6 +505,7 @@ class MainWindow(QMainWindow):
         self.bridge.set_speed(name)
         if self.transport.speed.currentText() != name:
             self.transport.speed.setCurrentText(name)
+        self.refresh_actions()
 
     def fit_view(self) -> None:
         if self.viewport is None:
@@ -532,16 +517,16 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ perspectives and layout
     def apply_perspective(self, name: str) -> None:
-        """Reshape the docks to a named perspective (Build, Simulate, Debug)."""
+        """Reshape the docks to a named perspective (Build, Simulate, Debug): each panel's plugin
+        says where it sits there; a panel the perspective does not mention is hidden."""
         if name not in layouts.PERSPECTIVES:
             raise KeyError(f"unknown perspective {name!r}; known: {', '.join(layouts.PERSPECTIVES)}")
-        plan = layouts.PERSPECTIVES[name]
         for dock in self.docks.values():
             self.removeDockWidget(dock)
         groups: dict[tuple[str, int], list[QDockWidget]] = {}
-        for spec in PANELS:
+        for spec in self.specs:
             dock = self.docks[spec.id]
-            place = plan.get(spec.id)
+            place = spec.perspectives.get(name)
             area = place.area if place else spec.area
             self.addDockWidget(AREAS[area], dock)
             if place is not None:
@@ -553,6 +538,11 @@ class MainWindow(QMainWindow):
                 self.tabifyDockWidget(visible[0], other)
             if visible:
                 visible[0].raise_()
+        self._size_docks(groups)
+        self.perspective = name
+        self.refresh_actions()
+
+    def _size_docks(self, groups: dict[tuple[str, int], list[QDockWidget]]) -> None:
         bottoms = [d for d in self.docks.values() if self.dockWidgetArea(d) == AREAS["bottom"] and not d.isHidden()]
         if bottoms:
             self.resizeDocks(bottoms[:1], [int(self.height() * 0.3)], Qt.Orientation.Vertical)
@@ -563,8 +553,6 @@ class MainWindow(QMainWindow):
         sides = [d for d in self.docks.values() if self.dockWidgetArea(d) in (AREAS["left"], AREAS["right"]) and not d.isHidden()]
         if sides:
             self.resizeDocks(sides, [int(self.width() * 0.28)] * len(sides), Qt.Orientation.Horizontal)
-        self.perspective = name
-        self.actions_by_id[f"perspective_{name}"].setChecked(True)
 
     def visible_panels(self) -> set[str]:
         return {pid for pid, d in self.docks.items() if not d.isHidden()}

@@ -1,7 +1,7 @@
-"""``Session``: what the workbench has open (twin, scene, document) and the shared selection.
+"""``Session``: what the workbench has open (twin, scene, documents) and the shared selection.
 
-Qt-free: panels observe its psygnal signals; the main window drives it. Opening follows the core's
-entry-point rules (:func:`luncosim_core.twin.open_path`).
+Qt-free: panels observe its psygnal signals (through their ``PanelContext``); the main window
+drives it. Opening follows the core's entry-point rules (:func:`luncosim_core.twin.open_path`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ from psygnal import Signal
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.twin import OpenResult, Twin, open_path
 from luncosim_core.usd.document import UsdDocument
+from luncosim_workbench.documents import DocumentSet
 
 
 class Selection:
-    """The shared prim selection (prim paths, in selection order)."""
+    """The shared prim selection (prim paths, in selection order).
 
-    changed = Signal(tuple)
+    ``changed(added, removed)`` reports the difference; ``paths`` is the whole selection."""
+
+    changed = Signal(tuple, tuple)
 
     def __init__(self) -> None:
         self._paths: tuple[str, ...] = ()
@@ -35,28 +38,42 @@ class Selection:
     def set(self, paths: Iterable[str]) -> None:
         new = tuple(dict.fromkeys(p for p in paths if p))
         if new != self._paths:
-            self._paths = new
-            self.changed.emit(new)
+            old, self._paths = self._paths, new
+            self.changed.emit(tuple(p for p in new if p not in old), tuple(p for p in old if p not in new))
 
     def clear(self) -> None:
         self.set(())
 
 
 class Session:
-    """The open twin, its scene document and the shared selection."""
+    """The open twin, its documents and the shared selection."""
 
     opened = Signal(object)  # OpenResult
-    document_replaced = Signal(object)  # UsdDocument | None
     diagnostics_changed = Signal()
-    message = Signal(str)  # a console line: events, script output
+    message = Signal(str)  # a workbench console line: transport, opening, saving
 
     def __init__(self) -> None:
         self.result: OpenResult | None = None
-        self.document: UsdDocument | None = None
+        self.documents = DocumentSet()
         self.selection = Selection()
         self.open_diagnostics: list[Diagnostic] = []
         self._lint_key: tuple | None = None
         self._lint: list[Diagnostic] = []
+
+    @property
+    def document(self) -> UsdDocument | None:
+        """The scene document (the one the simulation projects)."""
+        return self.documents.scene
+
+    @property
+    def document_replaced(self):
+        """Emitted with the new scene document (or None) when another scene opens."""
+        return self.documents.scene_replaced
+
+    @property
+    def reason(self) -> str:
+        """Why no scene is open (a twin without a default scene), else ""."""
+        return (self.result.reason or "") if self.result else ""
 
     @property
     def twin(self) -> Twin | None:
@@ -81,13 +98,13 @@ class Session:
                               runtime_sidecar=twin.runtime_sidecar(result.scene),
                               persist_runtime=twin.runtime_persistence and not result.preview)
         self.result = result
-        self.document = doc
+        self.documents.set_scene(doc, notify=False)
         self.open_diagnostics = list(result.twin.diagnostics)
         if result.scene is None and result.reason:
             self.open_diagnostics.append(Diagnostic("info", "no-scene", result.reason, layer=str(result.twin.root), source="twin"))
         self.selection.clear()
         self.opened.emit(result)
-        self.document_replaced.emit(doc)
+        self.documents.scene_replaced.emit(doc)
         self.diagnostics_changed.emit()
         return result
 

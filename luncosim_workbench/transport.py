@@ -1,21 +1,25 @@
-"""The transport bar: play, pause, step one tick, reset, speed, tick and sim time."""
+"""The transport bar: play, pause, step one tick, reset (from the action registry), speed, tick
+and sim time."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench.bridge import SPEEDS
 
 
 class TransportBar(QToolBar):
-    def __init__(self, actions: dict, parent=None) -> None:
+    """The registry fills the buttons (toolbar id ``transport``); :meth:`add_readouts` adds the
+    speed selector and the clock after them."""
+
+    def __init__(self, parent=None) -> None:
         super().__init__("Transport", parent)
         self.setObjectName("transport")
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for key in ("play", "pause", "step", "reset"):
-            self.addAction(actions[key])
+
+    def add_readouts(self) -> None:
         self.addSeparator()
         self.addWidget(QLabel(" Speed "))
         self.speed = QComboBox()

@@ -11,7 +11,7 @@ import importlib, pkgutil, sys
 class Block:
     def find_spec(self, name, path=None, target=None):
         root = name.split(".")[0]
-        if root in ("PySide6", "shiboken6", "vispy", "pyqtgraph", "qasync", "superqt", "PyQt5", "PyQt6", "OpenGL"):
+        if root in ("PySide6", "shiboken6", "vispy", "pyqtgraph", "qtawesome", "superqt", "PyQt5", "PyQt6", "OpenGL"):
             raise ImportError(f"blocked GUI package {name}")
         return None
 sys.meta_path.insert(0, Block())

@@ -1,4 +1,6 @@
-"""The typed command/query vocabulary shared by the UI, scripts, tests and the CLI."""
+"""The typed vocabulary shared by the UI, scripts, tests and the CLI: commands and queries, the
+events and snapshots the simulation publishes, and the :class:`Host` protocol through which
+scripting and lint reach a running simulation. It imports nothing above ``diagnostics``."""
 
 from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
@@ -7,8 +9,10 @@ from luncosim_core.api.commands import (
     Command,
     CommandResult,
     GetBrokenConnections,
+    LintReport,
     ListConnections,
     ListPorts,
+    PhysicsDebugInfo,
     Query,
     QueryUsdPrim,
     ReadPorts,
@@ -17,9 +21,13 @@ from luncosim_core.api.commands import (
     SetPorts,
     from_name,
 )
+from luncosim_core.api.events import ConsoleLine, Notification, SimEvent
+from luncosim_core.api.host import Host, Pose, SimTime
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 
 __all__ = [
-    "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "DetachBodies", "GetBrokenConnections",
-    "ListConnections", "ListPorts", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight",
-    "SetPorts", "from_name",
+    "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
+    "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
+    "Pose", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts", "SimEvent",
+    "SimTime", "WorkbenchSnapshot", "from_name",
 ]

@@ -100,6 +100,22 @@ class CausalTrace(Query):
 
 
 @dataclass(frozen=True)
+class LintReport(Query):
+    """Run the lint policies over the live scene (wires judged against the running ports); the
+    value is the ``#{findings, errors, warnings, infos}`` report."""
+
+    name: ClassVar[str] = "LintReport"
+
+
+@dataclass(frozen=True)
+class PhysicsDebugInfo(Query):
+    """Joint frames, colliders, contacts and centres of mass of the physics world right now
+    (plain frozen records: what the viewport overlays draw)."""
+
+    name: ClassVar[str] = "PhysicsDebugInfo"
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What a command or query returned: ``ok`` with a value, or diagnostics saying why not."""
 
@@ -114,8 +130,8 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim, ListConnections,
-                                 GetBrokenConnections, CausalTrace)}
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim,
+                                 ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo)}
 
 
 def from_name(name: str, params: dict[str, Any]) -> Command | Query:

@@ -24,7 +24,7 @@ def _limit_memory(mb: int) -> None:
     import resource
 
     limit = mb * 1024 * 1024
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -19,7 +19,7 @@ DEFAULT_MEMORY_MB = 4096
 
 
 def add_batch_verb(sub) -> None:
-    from luncosim_core.scripting.testrunner import DEFAULT_MAX_TICKS
+    from luncosim_core.sim.scene_test import DEFAULT_MAX_TICKS
 
     p = sub.add_parser("batch", help="run scene tests and parameter sweeps on a Dask cluster")
     p.add_argument("--scenes", nargs="+", metavar="GLOB", default=[],
@@ -46,6 +46,9 @@ def _fail(message: str) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    if getattr(sys, "frozen", False):  # the desktop bundle (packaging/) ships neither Dask nor a Python to start
+        return _fail("batch runs need the developer install (./dev setup): the desktop bundle has no Dask "
+                     "and cannot start worker interpreters")
     from luncosim_core.batch.driver import (
         ClusterError,
         batch_exit_code,
@@ -56,22 +59,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     )
     from luncosim_core.batch.report import write_results
 
-    root = args.batch_lunco_root or getattr(args, "lunco_root", None)
-    if root is not None:
-        root = Path(root).expanduser().resolve()
-        if not root.is_dir():
-            return _fail(f"--lunco-root {root} is not a folder")
-    lunco_root = str(root) if root is not None else None
-    if not args.scenes and args.sweep is None:
-        return _fail("give --scenes GLOB [GLOB ...] and/or --sweep SWEEP.toml")
-    if args.workers is not None and args.workers < 1:
-        return _fail("--workers must be at least 1")
-    if not (args.timeout_s > 0) or args.timeout_s == float("inf"):
-        return _fail("--timeout-s must be a positive number of seconds")
-    if args.max_ticks < 1:
-        return _fail("--max-ticks must be at least 1")
-    if args.memory_mb < 0:
-        return _fail("--memory-mb must be 0 (no limit) or more")
+    problem, lunco_root = _check_args(args)
+    if problem:
+        return _fail(problem)
     try:
         tasks = []
         if args.scenes:
@@ -103,6 +93,30 @@ def cmd_batch(args: argparse.Namespace) -> int:
     finally:
         _close(client)
     paths = write_results(rows, args.out, title=f"LunCoSim batch: {len(rows)} tasks")
+    _print_summary(rows)
+    print(f"wall time {time.perf_counter() - started:.1f} s; results: {paths['csv']}, {paths['parquet']}, {paths['html']}")
+    return batch_exit_code(rows)
+
+
+def _check_args(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(what is wrong with the invocation or "", the asset library root as text or None)."""
+    root = args.batch_lunco_root or getattr(args, "lunco_root", None)
+    if root is not None:
+        root = Path(root).expanduser().resolve()
+        if not root.is_dir():
+            return f"--lunco-root {root} is not a folder", None
+    checks = (
+        (not args.scenes and args.sweep is None, "give --scenes GLOB [GLOB ...] and/or --sweep SWEEP.toml"),
+        (args.workers is not None and args.workers < 1, "--workers must be at least 1"),
+        (not (args.timeout_s > 0) or args.timeout_s == float("inf"), "--timeout-s must be a positive number of seconds"),
+        (args.max_ticks < 1, "--max-ticks must be at least 1"),
+        (args.memory_mb < 0, "--memory-mb must be 0 (no limit) or more"),
+    )
+    problem = next((msg for bad, msg in checks if bad), "")
+    return problem, (str(root) if root is not None else None)
+
+
+def _print_summary(rows: list[dict]) -> None:
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
@@ -110,8 +124,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for r in rows:
         if r["verdict"] not in ("PASS", "NO_VERDICT") or (r["verdict"] == "NO_VERDICT" and r["has_verdict_scenario"]):
             print(f"  {r['verdict']:<10} {r['scene']} {r['params'] or ''} {r['reason']}".rstrip())
-    print(f"wall time {time.perf_counter() - started:.1f} s; results: {paths['csv']}, {paths['parquet']}, {paths['html']}")
-    return batch_exit_code(rows)
 
 
 def _run_with_progress(tasks, client, args, run_batch):

@@ -185,16 +185,7 @@ SWEEP_KEYS = {"scene", "ticks", "tick_hz", "substeps", "seed", "samples", "verdi
 def load_sweep(path: Path, *, lunco_root: str | None = None) -> list[BatchTask]:
     """Read ``SWEEP.toml`` and expand it into tasks (grid x Monte Carlo samples)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SweepError(f"{path}: cannot read the sweep file: {exc.strerror or exc}") from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SweepError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SweepError(f"{path}: {exc}") from None
+    doc = _read_sweep(path)
     unknown = set(doc) - SWEEP_KEYS
     if unknown:
         raise SweepError(_where(path, f"unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(SWEEP_KEYS))})"))
@@ -204,29 +195,71 @@ def load_sweep(path: Path, *, lunco_root: str | None = None) -> list[BatchTask]:
     scene_path = (path.parent / scene).resolve()
     if not scene_path.exists():
         raise SweepError(_where(path, f"scene {scene!r} does not exist ({scene_path})"))
-    ticks = doc.get("ticks", DEFAULT_TICKS)
-    if isinstance(ticks, bool) or not isinstance(ticks, int) or ticks <= 0:
-        raise SweepError(_where(path, "'ticks' must be a positive integer"))
-    tick_hz = doc.get("tick_hz", 60.0)
-    if isinstance(tick_hz, bool) or not isinstance(tick_hz, (int, float)) or not (0 < tick_hz < 1e6):
-        raise SweepError(_where(path, "'tick_hz' must be a positive number"))
-    substeps = doc.get("substeps", 4)
-    if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps <= 0:
-        raise SweepError(_where(path, "'substeps' must be a positive integer"))
-    seed = doc.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise SweepError(_where(path, "'seed' must be a non-negative integer"))
+    ticks, tick_hz, substeps, seed = _run_settings(path, doc)
     params = [_parameter(path, i, p) for i, p in enumerate(_array_of_tables(path, doc, "parameter"))]
     outputs = [_output(path, i, o) for i, o in enumerate(_array_of_tables(path, doc, "output"))]
     names = [p.target for p in params]
     if len(set(names)) != len(names):
         raise SweepError(_where(path, "a parameter target is listed twice"))
+    samples = _samples(path, doc, params)
+    verdict_code, verdict_file, channel = _verdict(path, doc)
+    combos = _combinations(params, samples or 0, seed)
+    kinds = {p.target: p.kind for p in params}
+    return [
+        BatchTask(task_id=f"s{i:05d}", scene=str(scene_path), kind="sweep", params=combo, param_kinds=kinds,
+                  outputs=[{"port": o.port, "stats": list(o.stats)} for o in outputs], ticks=ticks,
+                  tick_hz=float(tick_hz), substeps=substeps, verdict_code=verdict_code, verdict_file=verdict_file,
+                  verdict_channel=channel, lunco_root=lunco_root)
+        for i, combo in enumerate(combos)
+    ]
+
+
+def _read_sweep(path: Path) -> dict:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read the sweep file: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SweepError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{path}: {exc}") from None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _run_settings(path: Path, doc: dict) -> tuple[int, float, int, int]:
+    """ticks, tick_hz, substeps, seed (each checked)."""
+    ticks = doc.get("ticks", DEFAULT_TICKS)
+    if not _is_int(ticks) or ticks <= 0:
+        raise SweepError(_where(path, "'ticks' must be a positive integer"))
+    tick_hz = doc.get("tick_hz", 60.0)
+    if isinstance(tick_hz, bool) or not isinstance(tick_hz, (int, float)) or not (0 < tick_hz < 1e6):
+        raise SweepError(_where(path, "'tick_hz' must be a positive number"))
+    substeps = doc.get("substeps", 4)
+    if not _is_int(substeps) or substeps <= 0:
+        raise SweepError(_where(path, "'substeps' must be a positive integer"))
+    seed = doc.get("seed", 0)
+    if not _is_int(seed) or seed < 0:
+        raise SweepError(_where(path, "'seed' must be a non-negative integer"))
+    return ticks, tick_hz, substeps, seed
+
+
+def _samples(path: Path, doc: dict, params: list[Parameter]) -> int | None:
     ranged = [p for p in params if p.range is not None]
     samples = doc.get("samples", 0 if not ranged else None)
-    if ranged and (isinstance(samples, bool) or not isinstance(samples, int) or samples <= 0):
+    if ranged and (not _is_int(samples) or samples <= 0):
         raise SweepError(_where(path, "'samples' (a positive integer) is required when a parameter has a range"))
     if not ranged and samples not in (0, None):
         raise SweepError(_where(path, "'samples' is only used with range parameters"))
+    return samples
+
+
+def _verdict(path: Path, doc: dict) -> tuple[str, str, str | None]:
+    """(verdict script text, its file, the verdict channel)."""
     verdict_code, verdict_file = "", ""
     if "verdict" in doc:
         vfile = (path.parent / str(doc["verdict"])).resolve()
@@ -238,15 +271,7 @@ def load_sweep(path: Path, *, lunco_root: str | None = None) -> list[BatchTask]:
     channel = doc.get("verdict_channel")
     if channel is not None and not isinstance(channel, str):
         raise SweepError(_where(path, "'verdict_channel' must be a string"))
-    combos = _combinations(params, samples or 0, seed)
-    kinds = {p.target: p.kind for p in params}
-    return [
-        BatchTask(task_id=f"s{i:05d}", scene=str(scene_path), kind="sweep", params=combo, param_kinds=kinds,
-                  outputs=[{"port": o.port, "stats": list(o.stats)} for o in outputs], ticks=ticks,
-                  tick_hz=float(tick_hz), substeps=substeps, verdict_code=verdict_code, verdict_file=verdict_file,
-                  verdict_channel=channel, lunco_root=lunco_root)
-        for i, combo in enumerate(combos)
-    ]
+    return verdict_code, verdict_file, channel
 
 
 def _array_of_tables(path: Path, doc: dict, key: str) -> list:

@@ -107,7 +107,7 @@ def run_task(task: BatchTask) -> dict[str, Any]:
     """Run ``task`` on a fresh simulation; the row fields it determines (see :mod:`.report`)."""
     from luncosim_core.api import SetPorts
     from luncosim_core.diagnostics import DiagnosticError
-    from luncosim_core.scripting.testrunner import SceneTestReport, run_scene_test
+    from luncosim_core.sim.scene_test import SceneTestReport, run_scene_test
     from luncosim_core.sim.simulation import SimulationConfig, open_simulation
 
     started = time.perf_counter()

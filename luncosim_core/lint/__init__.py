@@ -1,6 +1,6 @@
 """USD lint as policy: Python extracts facts from the composed stage, Rhai rules judge them.
 
-``run_lint(stage, roots=None, sim=None)`` returns one :class:`Diagnostic` per finding: ``code`` is
+``run_lint(stage, roots=None, host=None)`` returns one :class:`Diagnostic` per finding: ``code`` is
 the stable rule id (``nested-body-no-joint``, ``broken-wire``, ...), ``path`` the prim to open,
 ``source`` "lint". ``lint_report(diags)`` is the ``LintReport`` shape scripts receive:
 ``#{ findings: [#{rule, severity, subject, message}], errors, warnings, infos }``."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from luncosim_core.api.host import Host
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.lint.facts import extract_facts
 from luncosim_core.lint.policy import policy_dir, run_policies
@@ -18,10 +19,11 @@ __all__ = ["extract_facts", "lint_report", "policy_dir", "run_lint"]
 _SHORT = {"error": "error", "warning": "warn", "info": "info"}
 
 
-def run_lint(stage, *, roots=None, sim=None, policies: Path | None = None) -> list[Diagnostic]:
-    """Lint a composed stage (``sim`` adds live wire state; without one, ``roots`` lets wires to
-    undeclared model outputs be checked against the compiled models)."""
-    return run_policies(extract_facts(stage, sim, roots), policies)
+def run_lint(stage, *, roots=None, host: Host | None = None, policies: Path | None = None) -> list[Diagnostic]:
+    """Lint a composed stage. With a running simulation's ``host``, wires are judged against its
+    live ports; without one, ``roots`` lets wires to undeclared model outputs be checked against
+    the compiled models."""
+    return run_policies(extract_facts(stage, host, roots), policies)
 
 
 def lint_report(diags: list[Diagnostic]) -> dict:

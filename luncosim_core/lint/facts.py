@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
 
+from luncosim_core.api.commands import ListConnections
+from luncosim_core.api.host import Host
 from luncosim_core.lint.network_facts import program_network_facts
 from luncosim_core.ports.surface import STRICT_REFUSAL, ports_policy
 from luncosim_core.usd.schemas import applied_schemas
@@ -46,9 +48,10 @@ def _get(prim, name, default=None):
     return default
 
 
-def extract_facts(stage: Usd.Stage, sim=None, roots=None) -> dict:
-    """The facts map of ``stage``; with a running ``sim``, wires are judged against its live ports,
-    without one against the authored surface and (``roots`` given) the programs' compiled models."""
+def extract_facts(stage: Usd.Stage, host: Host | None = None, roots=None) -> dict:
+    """The facts map of ``stage``; with a running simulation's ``host``, wires are judged against
+    its live ports (``ListConnections``), without one against the authored surface and (``roots``
+    given) the programs' compiled models."""
     prims = list(stage.Traverse())
     schemas = {str(p.GetPath()): applied_schemas(p) for p in prims}
     body_paths = {str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]}
@@ -158,8 +161,8 @@ def extract_facts(stage: Usd.Stage, sim=None, roots=None) -> dict:
         "collision_groups": groups,
         "prims": prim_facts,
         "connectors": connectors,
-        "wires": _wires(stage, sim, roots),
-        "ports": {"strict_public_outputs": ports_policy(roots if roots is not None else getattr(sim, "roots", None))
+        "wires": _wires(stage, host, roots),
+        "ports": {"strict_public_outputs": ports_policy(roots if roots is not None else getattr(host, "roots", None))
                   .strict_public_outputs},
     }
 
@@ -239,29 +242,36 @@ def _stage_meta(stage: Usd.Stage) -> dict:
             "layer": root.realPath or root.identifier}
 
 
-def _wires(stage: Usd.Stage, sim, roots=None) -> list[dict]:
-    if sim is not None and getattr(sim, "fabric", None) is not None:
-        wires = list(sim.fabric.valid) + list(sim.fabric.broken)
+def _wires(stage: Usd.Stage, host: Host | None, roots=None) -> list[dict]:
+    live = host.query(ListConnections(None)) if host is not None else None
+    if live is not None and live.ok:
+        wires = [(w["source_prim"], w["source"], w["sink_prim"], w["sink"], w["broken"], bool(w.get("implicit")))
+                 for w in live.value]
     else:
         from luncosim_core.modelica.program_outputs import model_outputs
         from luncosim_core.ports.declarations import read_declarations, read_wires
 
         decls, _ = read_declarations(stage)
-        wires = read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls},
-                           strict=ports_policy(roots).strict_public_outputs,
-                           model_outputs=lambda prim: model_outputs(prim, roots))
-    out = [{"source": f"{w.source_prim}.{w.source_attr or w.source_port}",
-            "sink": f"{w.sink_prim}.{w.sink_attr or w.sink_port}",
-            # a wire refused only by strict_public_outputs is the implicit-public-output finding
-            "broken": "" if w.implicit and w.broken.startswith(STRICT_REFUSAL) else w.broken,
-            "implicit": bool(w.implicit)}
-           for w in wires if not is_shading_connection(stage, w)]
+        wires = [(w.source_prim, f"{w.source_prim}.{w.source_attr or w.source_port}",
+                  w.sink_prim, f"{w.sink_prim}.{w.sink_attr or w.sink_port}", w.broken, bool(w.implicit))
+                 for w in read_wires(stage, {f"{d.prim_path}.{d.attribute}": d for d in decls},
+                                     strict=ports_policy(roots).strict_public_outputs,
+                                     model_outputs=lambda prim: model_outputs(prim, roots))]
+    # a wire refused only by strict_public_outputs is the implicit-public-output finding
+    out = [{"source": source, "sink": sink, "implicit": implicit,
+            "broken": "" if implicit and broken.startswith(STRICT_REFUSAL) else broken}
+           for source_prim, source, sink_prim, sink, broken, implicit in wires
+           if not _is_shading(stage, source_prim, sink_prim)]
     return sorted(out, key=lambda w: (w["sink"], w["source"]))
 
 
 def is_shading_connection(stage, wire) -> bool:
     """A material/shader network connection (UsdShade) carries no simulation signal."""
-    for path in (wire.sink_prim, wire.source_prim):
+    return _is_shading(stage, wire.sink_prim, wire.source_prim)
+
+
+def _is_shading(stage, *paths: str) -> bool:
+    for path in paths:
         prim = stage.GetPrimAtPath(path)
         if prim and (prim.IsA(UsdShade.Material) or prim.IsA(UsdShade.Shader) or prim.IsA(UsdShade.NodeGraph)):
             return True

@@ -81,9 +81,6 @@ class Fabric:
         if len(self.broken_sinks):
             values[self.broken_sinks] = np.nan
 
-    def wires_of(self, key: str) -> list[Wire]:
-        return [w for w in self.valid + self.broken if key in (w.source_key, w.sink_key)]
-
 
 def _missing_source_reason(w: Wire) -> str:
     if w.implicit:

@@ -13,11 +13,6 @@ def port_key(prim_path: str, name: str) -> str:
     return f"{prim_path}.{name}"
 
 
-def split_key(key: str) -> tuple[str, str]:
-    path, _, name = key.rpartition(".")
-    return path, name
-
-
 @dataclass(frozen=True, slots=True)
 class PortDecl:
     """A port as authored in USD: ``<type> inputs:<name>`` on a prim (composed)."""
@@ -99,6 +94,8 @@ class Wire:
         return f"{self.source_prim}.{self.source_attr or self.source_port} -> {self.sink_prim}.{self.sink_attr or self.sink_port}"
 
     def to_json(self) -> dict:
-        return {"source": f"{self.source_prim}.{self.source_attr}", "sink": f"{self.sink_prim}.{self.sink_attr}",
+        return {"source": f"{self.source_prim}.{self.source_attr or self.source_port}",
+                "sink": f"{self.sink_prim}.{self.sink_attr or self.sink_port}",
+                "source_prim": self.source_prim, "sink_prim": self.sink_prim,
                 "type": self.scalar_type, "broken": self.broken, "scale": self.scale, "offset": self.offset,
                 "implicit": self.implicit}

@@ -43,9 +43,29 @@ def resolve_plan(value: Any, *, where: str, file: str, path_of: Callable[[Any], 
         diags.append(Diagnostic("error", "scenario-plan-invalid", f"simulation_dependencies: {msg}",
                                 path=where, layer=file, source="scenario"))
 
+    _check_shape(value, bad)
+    if diags:
+        return None, diags
+    plan = DependencyPlan()
+    for key, into in (("entity_reads", plan.reads), ("entity_writes", plan.writes), ("modelica_entities", plan.modelica)):
+        for item in value[key]:
+            p = path_of(item)
+            if p is None:
+                bad(f"{key}: id {item!r} does not resolve to a prim on this stage")
+            else:
+                into.add(p)
+    for p in sorted(plan.modelica):
+        if not is_modelica(p):
+            bad(f"modelica_entities: {p} is not a live Modelica program")
+    _read_queries(value["query_reads"], known_queries, plan, bad)
+    _read_inputs(value["required_inputs"], path_of, plan, bad)
+    return (None if diags else plan), diags
+
+
+def _check_shape(value: Any, bad: Callable[[str], None]) -> None:
     if not isinstance(value, dict):
         bad(f"must return a map with {', '.join(PLAN_KEYS)}; got {type(value).__name__}")
-        return None, diags
+        return
     missing = [k for k in PLAN_KEYS if k not in value]
     if missing:
         bad(f"missing {', '.join(missing)} (all five arrays are required, even when empty)")
@@ -55,32 +75,21 @@ def resolve_plan(value: Any, *, where: str, file: str, path_of: Callable[[Any], 
     for k in PLAN_KEYS:
         if k in value and not isinstance(value[k], list):
             bad(f"'{k}' must be an array, got {type(value[k]).__name__}")
-    if diags:
-        return None, diags
-    plan = DependencyPlan()
 
-    def ids(key: str, into: set[str]) -> None:
-        for item in value[key]:
-            p = path_of(item)
-            if p is None:
-                bad(f"{key}: id {item!r} does not resolve to a prim on this stage")
-            else:
-                into.add(p)
 
-    ids("entity_reads", plan.reads)
-    ids("entity_writes", plan.writes)
-    ids("modelica_entities", plan.modelica)
-    for p in sorted(plan.modelica):
-        if not is_modelica(p):
-            bad(f"modelica_entities: {p} is not a live Modelica program")
-    for q in value["query_reads"]:
+def _read_queries(items: list, known: set[str], plan: DependencyPlan, bad: Callable[[str], None]) -> None:
+    for q in items:
         if not isinstance(q, str):
             bad(f"query_reads: {q!r} is not a query name")
-        elif q not in known_queries:
-            bad(f"query_reads: unknown query '{q}' (known: {', '.join(sorted(known_queries))})")
+        elif q not in known:
+            bad(f"query_reads: unknown query '{q}' (known: {', '.join(sorted(known))})")
         else:
             plan.queries.add(q)
-    for item in value["required_inputs"]:
+
+
+def _read_inputs(items: list, path_of: Callable[[Any], str | None], plan: DependencyPlan,
+                 bad: Callable[[str], None]) -> None:
+    for item in items:
         if not isinstance(item, dict) or "owner" not in item or "identity" not in item:
             bad(f"required_inputs: {item!r} is not #{{owner, identity}}")
             continue
@@ -89,4 +98,3 @@ def resolve_plan(value: Any, *, where: str, file: str, path_of: Callable[[Any], 
             bad(f"required_inputs: owner {item['owner']!r} does not resolve to a prim on this stage")
             continue
         plan.required_inputs.append((p, str(item["identity"])))
-    return (None if diags else plan), diags

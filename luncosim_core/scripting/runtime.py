@@ -3,22 +3,24 @@
 It owns the engine (host API bound, prelude loaded once), the entity-id table (ids are 1-based
 positions in the stage's prim traversal, stable for a stage), the event bus (an ``emit`` in
 tick N reaches every scenario's ``on_event`` at the start of tick N+1), the telemetry log a test
-runner reads verdicts from, and which scenario is running right now (the host API acts for it)."""
+runner reads verdicts from, and which scenario is running right now (the host API acts for it).
+It reaches the simulation only through a :class:`~luncosim_core.api.host.Host`; printed lines
+go to the host's event stream (``ConsoleLine``) unless ``on_print`` is redirected."""
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from luncosim_core.api.events import ConsoleLine
+from luncosim_core.api.host import Host
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.scripting.prelude import load_prelude
 from luncosim_core.scripting.rhai import Engine, Limits
 
 if TYPE_CHECKING:
     from luncosim_core.scripting.scenario import ScenarioParticipant
-    from luncosim_core.sim.simulation import Simulation
 
 #: Operations one hook call may take before it is stopped (an endless loop faults the scenario).
 DEFAULT_LIMITS = Limits(max_operations=20_000_000, max_call_depth=64, max_string_size=1 << 24,
@@ -45,16 +47,13 @@ class Event:
 class ScenarioRuntime:
     """Shared state of the scenarios of one simulation (see the module doc)."""
 
-    def __init__(self, sim: Simulation, *, limits: Limits | None = None) -> None:
+    def __init__(self, host: Host, *, roots=None, limits: Limits | None = None) -> None:
         from luncosim_core.scripting.host import bind_host_api
 
-        self.sim = sim
-        roots = getattr(sim, "roots", None)
+        self.host = host
         module_roots = [p for p in ((roots.lunco_root if roots else None),
                                     (roots.twin_root if roots else None)) if p is not None]
         self.engine = Engine(limits or DEFAULT_LIMITS, module_roots=module_roots)
-        #: the newest printed lines (tick, scenario prim path, text) for a console to show
-        self.console: deque[tuple[int, str, str]] = deque(maxlen=2000)
         self.on_print: Callable[[str], None] = self._to_console
         self.engine.on_print = lambda s: self.on_print(s)
         self.engine.on_debug = lambda s: self.on_print(s)
@@ -62,24 +61,24 @@ class ScenarioRuntime:
         #: nobody is at the controls (a headless test run): scenarios may drive themselves
         self.unattended = False
         self.planning = False
-        self.paths: list[str] = [str(p.GetPath()) for p in sim.stage.Traverse()]
+        self.paths: list[str] = list(host.prim_paths())
         self.ids: dict[str, int] = {p: i + 1 for i, p in enumerate(self.paths)}
         self.inbox: list[Event] = []  # delivered this tick
         self.outbox: list[Event] = []  # emitted this tick, delivered next tick
         self._tick = -1
         self.telemetry: list[Event] = []
         self.listeners: list[Callable[[Event], None]] = []
-        self.notifications: list[tuple[int, str, str]] = []  # (tick, kind, text)
         self.lint_report: dict | None = None
         self.diagnostics: list[Diagnostic] = []
         self._warned: set[tuple] = set()
         bind_host_api(self.engine, self)
-        self.prelude_files, prelude_diags = load_prelude(self.engine, roots)
+        _files, prelude_diags = load_prelude(self.engine, roots)
         self.diagnostics += prelude_diags
 
     def _to_console(self, line: str) -> None:
         cur = self.current
-        self.console.append((self.sim.tick_count, cur.prim_path if cur is not None else "", line))
+        now = self.host.time()
+        self.host.publish(ConsoleLine(now.tick, now.time, cur.prim_path if cur is not None else "", line))
 
     # -- entities ------------------------------------------------------------------------
     def path_of(self, ident: Any) -> str | None:
@@ -107,8 +106,8 @@ class ScenarioRuntime:
     def emit(self, name: str, value: Any, severity: str = "info") -> None:
         cur = self.current
         path = cur.prim_path if cur is not None else ""
-        ev = Event(name, value, self.id_of(path) if path else -1, path, severity,
-                   self.sim.time, self.sim.tick_count)
+        now = self.host.time()
+        ev = Event(name, value, self.id_of(path) if path else -1, path, severity, now.time, now.tick)
         self.outbox.append(ev)
         self.telemetry.append(ev)
         for fn in list(self.listeners):

@@ -25,19 +25,27 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from luncosim_core.api.host import Host
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.scripting.compile import compile_scenario
 from luncosim_core.scripting.host import SCRIPT_QUERIES
 from luncosim_core.scripting.plan import DependencyPlan, resolve_plan
 from luncosim_core.scripting.rhai import AST, RhaiError, Scope
 from luncosim_core.scripting.runtime import ScenarioRuntime
+from luncosim_core.usd.programs import param_value, program_prims
 
-if TYPE_CHECKING:
-    from luncosim_core.sim.simulation import Simulation
 
-HOOKS = ("on_start", "on_tick", "on_event", "on_stop")
+class Projection(Protocol):
+    """What scenarios are made from: a composed stage, its asset roots and the simulation's
+    :class:`Host` (a ``Simulation`` is one; scripting never imports it)."""
+
+    stage: Any
+    roots: Any
+    host: Host
+    participants: list
+
 
 
 def _diag(err: RhaiError, prim_path: str, what: str) -> Diagnostic:
@@ -147,11 +155,9 @@ class ScenarioParticipant:
                 return
             finally:
                 rt.planning = False
-            sim = rt.sim
             plan, diags = resolve_plan(
                 value, where=self.prim_path, file=self.file, path_of=rt.path_of,
-                is_modelica=lambda p: any(getattr(x, "kind", "") == "modelica" and x.prim_path == p
-                                          for x in sim.participants),
+                is_modelica=lambda p: rt.host.program_kind(p) == "modelica",
                 known_queries=set(SCRIPT_QUERIES))
             self.diagnostics += diags
             if plan is None:
@@ -172,27 +178,28 @@ class ScenarioParticipant:
     def port_infos(self) -> list:
         return []
 
-    def wait_reason(self, sim: Simulation) -> str:
+    def wait_reason(self, _sim: object = None) -> str:
         if self.state == "new":
             self.prepare()
         if self.state != "prepared" or self.plan is None or self.started:
             return ""
+        host = self.runtime.host
         for path, name in self.plan.required_inputs:
             key = f"{path}.{name}"
-            if key not in sim.registry.index:
+            if not host.has_port(path, name):
                 self.diagnostics.append(Diagnostic(
                     "error", "scenario-input-missing",
                     f"required input {key} does not exist (no producer publishes it)",
                     path=self.prim_path, layer=self.file, source="scenario"))
                 self.state = "failed"
                 return ""
-            if sim.registry.value(key) is None:
+            if host.read_port(path, name) is None:
                 return f"waiting for required input {key} (no sample yet)"
         return ""
 
-    def step(self, sim: Simulation) -> None:
+    def step(self, _sim: object = None) -> None:
         rt = self.runtime
-        rt.begin_tick(sim.tick_count)
+        rt.begin_tick(rt.host.time().tick)
         if self.state == "new":
             self.prepare()
         if self.state != "prepared":
@@ -217,7 +224,7 @@ class ScenarioParticipant:
         except RhaiError as err:
             self._fault(err, "scenario hook failed")
 
-    def reset(self, sim: Simulation) -> None:
+    def reset(self, _sim: object = None) -> None:
         self._stop()
         if self.ast is not None:
             self.state = "new"
@@ -388,15 +395,13 @@ def is_rhai_program(prim) -> bool:
 
 def scenario_params(prim) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The validated ``lunco:param:*`` map: numbers become floats; bools and strings stay."""
-    from luncosim_core.scripting.host import _param_value
-
     out: dict[str, Any] = {}
     diags: list[Diagnostic] = []
     for attr in prim.GetAttributes():
         name = attr.GetName()
         for ns in ("lunco:param:", "lunco:params:"):
             if name.startswith(ns) and attr.HasAuthoredValue():
-                v = _param_value(attr.Get())
+                v = param_value(attr.Get())
                 if isinstance(v, str) and not isinstance(attr.Get(), str):
                     diags.append(Diagnostic("warning", "scenario-param-type",
                                             f"{name} has type {attr.GetTypeName()}; scenario parameters are "
@@ -406,16 +411,15 @@ def scenario_params(prim) -> tuple[dict[str, Any], list[Diagnostic]]:
     return dict(sorted(out.items())), diags
 
 
-def scenario_participants(sim: Simulation) -> list[ScenarioParticipant]:
+def scenario_participants(sim: Projection) -> list[ScenarioParticipant]:
     """A participant for every Rhai scenario prim of ``sim.stage``, sorted by prim path, all
-    sharing one :class:`ScenarioRuntime` (one engine, the prelude loaded once)."""
-    from luncosim_core.sim.programs import program_prims
-
+    sharing one :class:`ScenarioRuntime` (one engine, the prelude loaded once) that acts
+    through ``sim.host``."""
     prims = sorted((p for p in program_prims(sim.stage) if is_rhai_program(p)), key=lambda p: str(p.GetPath()))
     if not prims:
         return []
-    runtime = ScenarioRuntime(sim)
     roots = getattr(sim, "roots", None)
+    runtime = ScenarioRuntime(sim.host, roots=roots)
     out = []
     for prim in prims:
         source, file, path, diags = scenario_source(prim, roots)
@@ -425,11 +429,11 @@ def scenario_participants(sim: Simulation) -> list[ScenarioParticipant]:
     return out
 
 
-def scenarios_of(sim: Simulation) -> list[ScenarioParticipant]:
+def scenarios_of(sim: Projection) -> list[ScenarioParticipant]:
     return [p for p in sim.participants if isinstance(p, ScenarioParticipant)]
 
 
-def reload_changed_sources(sim: Simulation) -> list[Diagnostic]:
+def reload_changed_sources(sim: Projection) -> list[Diagnostic]:
     """The file-watch hook: reload every scenario whose asset file changed on disk."""
     out: list[Diagnostic] = []
     for part in scenarios_of(sim):

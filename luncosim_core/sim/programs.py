@@ -1,14 +1,16 @@
-"""Discover program prims (``LunCoProgramAPI``) and make their co-simulation participants.
+"""Make the co-simulation participants of a simulation's program prims.
 
-The language of a program follows its source: ``.mo`` / inline Modelica -> a Modelica participant,
-``.fmu`` -> an FMU participant, ``.rhai`` / inline Rhai -> a scenario.
+The language of a program follows its source (:mod:`luncosim_core.usd.programs`): ``.mo`` /
+inline Modelica -> a Modelica participant, ``.fmu`` -> an FMU participant, ``.rhai`` / inline
+Rhai -> a scenario (run by the shared scenario runtime, acting through the simulation's
+:class:`~luncosim_core.api.host.Host`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from luncosim_core.usd.programs import is_program_prim, program_language
+from luncosim_core.usd.programs import program_language, program_prims
 
 __all__ = ["program_language", "program_participants", "program_prims"]
 
@@ -16,13 +18,10 @@ if TYPE_CHECKING:
     from luncosim_core.sim.simulation import Simulation
 
 
-def program_prims(stage) -> list:
-    """Prims that carry a program: by applied schema or by source attributes, in path order."""
-    return [prim for prim in stage.Traverse() if is_program_prim(prim)]
-
 
 def program_participants(sim: Simulation) -> list:
     """One participant per program prim whose engine is available, ordered by prim path."""
+    from luncosim_core.scripting.scenario import scenario_participants
     from luncosim_core.sim.environment_probe import probe_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
     from luncosim_core.sim.program_network import network_participants
@@ -34,10 +33,5 @@ def program_participants(sim: Simulation) -> list:
             parts.append(ModelicaProgram(sim, prim))
     parts.extend(probe_participants(sim))
     parts.extend(scene_sun_participants(sim))
-    try:
-        from luncosim_core.scripting.scenario import scenario_participants
-    except ImportError:
-        scenario_participants = None
-    if scenario_participants is not None:
-        parts.extend(scenario_participants(sim))
+    parts.extend(scenario_participants(sim))
     return sorted(parts, key=lambda p: p.prim_path)

@@ -8,8 +8,10 @@ from luncosim_core.api.commands import (
     CausalTrace,
     CommandResult,
     GetBrokenConnections,
+    LintReport,
     ListConnections,
     ListPorts,
+    PhysicsDebugInfo,
     Query,
     QueryUsdPrim,
     ReadPorts,
@@ -55,6 +57,12 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, [w.to_json() for w in sim.fabric.broken])
     if isinstance(q, CausalTrace):
         return CommandResult(True, sim.trace.explain(q.target, q.correlation_id, sim))
+    if isinstance(q, PhysicsDebugInfo):
+        return CommandResult(True, sim.world.debug_info() if sim.world is not None else None)
+    if isinstance(q, LintReport):
+        from luncosim_core.lint import lint_report, run_lint
+
+        return CommandResult(True, lint_report(run_lint(sim.stage, roots=sim.roots, host=sim.host)))
     return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
 
 

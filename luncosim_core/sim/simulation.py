@@ -38,6 +38,8 @@ from luncosim_core.stdio import native_stdout_to_stderr
 
 with native_stdout_to_stderr():
     from luncosim_core.physics import PhysicsWorld
+from luncosim_core.api.events import SimEvent
+from luncosim_core.api.snapshot import WorkbenchSnapshot, frozen
 from luncosim_core.ports.declarations import connector_diagnostics, read_declarations, read_wires
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
@@ -45,9 +47,9 @@ from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
+from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
-from luncosim_core.sim.snapshot import WorkbenchSnapshot, frozen
 from luncosim_core.sim.trace import TraceBuffer
 
 
@@ -79,6 +81,8 @@ class Simulation:
         self.fault: Diagnostic | None = None
         self.status_reason = ""
         self._new_diags: list[Diagnostic] = []
+        self._new_events: deque[SimEvent] = deque(maxlen=MAX_PENDING_EVENTS)
+        self.host = SimulationHost(self)  # what scenarios, lint and test runners act through
         self.world: PhysicsWorld | None = None
         self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
@@ -163,6 +167,14 @@ class Simulation:
         fresh = [d for d in diags if (d.code, d.path, d.message) not in known]
         self.diagnostics += fresh
         self._new_diags += fresh
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        """A diagnostic found outside the tick (a source poll, the worker): in the next snapshot."""
+        self._new_diags.append(diagnostic)
+
+    def publish(self, event: SimEvent) -> None:
+        """An event for the next snapshot (bounded: the oldest go first when nobody reads)."""
+        self._new_events.append(event)
 
     def note_wait(self, prim_path: str, reason: str) -> None:
         """A participant did not step this tick (e.g. a pending input); shown in the snapshot."""
@@ -504,13 +516,15 @@ class Simulation:
         world = self.world
         status, reason = self.status(running)
         diags, self._new_diags = tuple(self._new_diags), []
+        events = tuple(self._new_events)
+        self._new_events.clear()
         return WorkbenchSnapshot(
             tick=self.tick_count, time=self.time, status=status, reason=reason,
             body_paths=world.body_paths,
             positions=frozen(world.positions()), orientations=frozen(world.orientations()),
             linear_velocities=frozen(world.linear_velocities()), angular_velocities=frozen(world.angular_velocities()),
             port_keys=tuple(self.registry.index), port_values=frozen(self.registry.values),
-            diagnostics=diags, faults=(self.fault,) if self.fault else (),
+            diagnostics=diags, events=events, faults=(self.fault,) if self.fault else (),
             scene=str(self.scene), generation=self.generation, real_time_factor=real_time_factor,
             extra={"waits": dict(self.waits)} if self.waits else {},
         )
@@ -567,7 +581,7 @@ def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config
     doc = UsdDocument(opened.scene, twin.roots, policy=twin.composition_policy,
                       runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence)
     for op in edits:
-        doc.apply(op)
+        doc.apply(op, author="api")
     sim = Simulation(doc.stage, config, roots=twin.roots, document=doc, participant_factory=program_participants,
                      scene=str(opened.scene))
     sim.diagnostics = list(doc.diagnostics) + sim.diagnostics

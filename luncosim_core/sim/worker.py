@@ -19,9 +19,9 @@ from concurrent.futures import Future
 from psygnal import Signal
 
 from luncosim_core.api.commands import Command, CommandResult, Query
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.sim.simulation import Simulation
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
 
 QUEUE_LIMIT = 4096
 
@@ -123,113 +123,133 @@ class SimulationWorker:
             self._fail(exc)
             return
         self._publish()
-        next_due = time.perf_counter()
-        next_poll = next_due + self.poll_interval
-        window: list[tuple[float, float]] = []
+        self._next_due = time.perf_counter()
+        self._next_poll = self._next_due + self.poll_interval
+        self._window: list[tuple[float, float]] = []
         while not self._stop.is_set():
-            if self.poll_interval and time.perf_counter() >= next_poll and self.sim is not None:
-                next_poll = time.perf_counter() + self.poll_interval
-                try:
-                    self.sim.poll_sources()
-                except Exception as exc:  # a source that cannot be read is a diagnostic, not a dead thread
-                    self.sim._new_diags.append(Diagnostic("warning", "source-poll-failed", str(exc), source="runtime"))
-            active = self._running or self._steps > 0
-            timeout = None
-            if active and self._speed is not None and self._steps == 0:
-                timeout = max(0.0, next_due - time.perf_counter())
-            elif active:
-                timeout = 0.0
-            elif self.poll_interval:
-                timeout = self.poll_interval
+            self._poll_sources()
             try:
-                msg = self._inbox.get(timeout=timeout) if timeout != 0.0 else self._inbox.get_nowait()
+                msg = self._next_message()
                 if self._handle(msg):
                     break
                 continue  # drain every message before the next tick
             except queue.Empty:
                 pass
-            if not (self._running or self._steps > 0) or self.sim is None:
-                continue
-            try:
-                advanced = self.sim.tick()
-            except Exception as exc:
-                self._fail(exc)
-                continue
-            if self._steps > 0:
-                self._steps -= 1
-            now = time.perf_counter()
-            window.append((now, self.sim.time))
-            if len(window) > 30:
-                window.pop(0)
-            if len(window) > 1 and window[-1][0] > window[0][0]:
-                self._rtf = (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
-            self._publish()
-            if not advanced:
-                if self.sim.fault is not None:
-                    self._running = False
-                    self._steps = 0
-                    self.faulted.emit(self.sim.fault)
-                else:
-                    time.sleep(0.005)  # waiting for admission (e.g. a compile): do not spin
-            if self._speed is not None:
-                next_due = max(next_due + self.sim.dt / self._speed, now - 0.25)
+            if (self._running or self._steps > 0) and self.sim is not None:
+                self._tick()
         if self.sim is not None:
             self.sim.close()
 
-    def _handle(self, msg: tuple) -> bool:
-        kind = msg[0]
+    def _poll_sources(self) -> None:
+        """Hot reload: every ``poll_interval`` ask the participants whether a source changed."""
+        if not self.poll_interval or self.sim is None or time.perf_counter() < self._next_poll:
+            return
+        self._next_poll = time.perf_counter() + self.poll_interval
+        try:
+            self.sim.poll_sources()
+        except Exception as exc:  # a source that cannot be read is a diagnostic, not a dead thread
+            self.sim.report(Diagnostic("warning", "source-poll-failed", str(exc), source="runtime"))
+
+    def _next_message(self) -> tuple:
+        """The next control message, waiting as long as pacing allows (raises queue.Empty)."""
+        active = self._running or self._steps > 0
+        timeout = None
+        if active and self._speed is not None and self._steps == 0:
+            timeout = max(0.0, self._next_due - time.perf_counter())
+        elif active:
+            timeout = 0.0
+        elif self.poll_interval:
+            timeout = self.poll_interval
+        return self._inbox.get(timeout=timeout) if timeout != 0.0 else self._inbox.get_nowait()
+
+    def _tick(self) -> None:
         sim = self.sim
+        try:
+            advanced = sim.tick()
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if self._steps > 0:
+            self._steps -= 1
+        now = time.perf_counter()
+        window = self._window
+        window.append((now, sim.time))
+        if len(window) > 30:
+            window.pop(0)
+        if len(window) > 1 and window[-1][0] > window[0][0]:
+            self._rtf = (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+        self._publish()
+        if not advanced:
+            if sim.fault is not None:
+                self._running = False
+                self._steps = 0
+                self.faulted.emit(sim.fault)
+            else:
+                time.sleep(0.005)  # waiting for admission (e.g. a compile): do not spin
+        if self._speed is not None:
+            self._next_due = max(self._next_due + sim.dt / self._speed, now - 0.25)
+
+    def _handle(self, msg: tuple) -> bool:
+        """Act on one message; True to stop the thread."""
+        kind = msg[0]
         if kind == "stop":
             return True
-        if kind == "play":
-            self._running = True
-        elif kind == "pause":
-            self._running = False
-            self._steps = 0
-            self._publish()
-        elif kind == "step":
-            self._steps += msg[1]
-        elif kind == "speed":
-            self._speed = msg[1]
-        elif kind == "reset":
-            self._running = False
-            self._steps = 0
-            try:
-                sim.build()
-                sim.tick_count = 0
-            except Exception as exc:
-                self._fail(exc)
-            self._publish()
-        elif kind == "replace":
-            self._running = False
-            self._steps = 0
-            try:
-                if sim is not None:
-                    sim.close()
-                self.sim = msg[1]()
-            except Exception as exc:
-                self._fail(exc)
-            self._publish()
-        elif kind == "command":
-            _, cmd, fut = msg
-            if sim is None:
-                fut.set_result(CommandResult.error(Diagnostic("error", "no-simulation", "no scene is running", source="runtime")))
-            else:
-                try:
-                    sim.submit(cmd, fut.set_result)
-                except OverflowError as exc:
-                    fut.set_exception(CommandQueueFull(str(exc)))
-        elif kind == "query":
-            _, q, fut = msg
-            fut.set_result(sim.query(q) if sim is not None else CommandResult.error(
-                Diagnostic("error", "no-simulation", "no scene is running", source="runtime")))
-        elif kind == "call":
-            _, fn, fut = msg
-            try:
-                fut.set_result(fn(sim))
-            except Exception as exc:
-                fut.set_exception(exc)
+        handler = getattr(self, f"_on_{kind}")
+        handler(*msg[1:])
         return False
+
+    def _on_play(self) -> None:
+        self._running = True
+
+    def _on_pause(self) -> None:
+        self._running = False
+        self._steps = 0
+        self._publish()
+
+    def _on_step(self, n: int) -> None:
+        self._steps += n
+
+    def _on_speed(self, speed: float | None) -> None:
+        self._speed = speed
+
+    def _on_reset(self) -> None:
+        self._running = False
+        self._steps = 0
+        try:
+            self.sim.build()
+            self.sim.tick_count = 0
+        except Exception as exc:
+            self._fail(exc)
+        self._publish()
+
+    def _on_replace(self, factory: Callable[[], Simulation]) -> None:
+        self._running = False
+        self._steps = 0
+        try:
+            if self.sim is not None:
+                self.sim.close()
+            self.sim = factory()
+        except Exception as exc:
+            self._fail(exc)
+        self._publish()
+
+    def _on_command(self, cmd: Command, fut: Future) -> None:
+        if self.sim is None:
+            fut.set_result(_no_simulation())
+            return
+        try:
+            self.sim.submit(cmd, fut.set_result)
+        except OverflowError as exc:
+            fut.set_exception(CommandQueueFull(str(exc)))
+
+    def _on_query(self, q: Query, fut: Future) -> None:
+        fut.set_result(self.sim.query(q) if self.sim is not None else _no_simulation())
+
+    def _on_call(self, fn: Callable[[Simulation], object], fut: Future) -> None:
+        try:
+            fut.set_result(fn(self.sim))
+        except Exception as exc:
+            fut.set_exception(exc)
 
     def _publish(self) -> None:
         if self.sim is None:
@@ -245,5 +265,10 @@ class SimulationWorker:
                                 data={"traceback": traceback.format_exc()})
         if self.sim is not None:
             self.sim.fault = self.error
+            self.sim.report(self.error)
             self._publish()
         self.faulted.emit(self.error)
+
+
+def _no_simulation() -> CommandResult:
+    return CommandResult.error(Diagnostic("error", "no-simulation", "no scene is running", source="runtime"))

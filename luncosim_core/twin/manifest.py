@@ -88,96 +88,23 @@ def load_manifest(path: str | Path) -> TwinManifest:
     """Read and validate a ``twin.toml``; raise :class:`ManifestError` listing every problem."""
     path = Path(path)
     file = str(path)
-    try:
-        text = read_text_limited(path, "manifest", MAX_MANIFEST_BYTES)
-    except (OSError, UnreadableFile) as exc:
-        raise ManifestError(
-            Diagnostic("error", "twin-manifest-unreadable", f"cannot read manifest: {exc}", layer=file, source="twin")
-        ) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        col = getattr(exc, "colno", None)
-        m = re.search(r"line (\d+), column (\d+)", str(exc))
-        if line is None and m:
-            line, col = int(m.group(1)), int(m.group(2))
-        raise ManifestError(
-            Diagnostic("error", "twin-manifest-syntax", f"malformed TOML: {exc}", layer=file, line=line, column=col, source="twin")
-        ) from exc
-
+    text, data = _read_manifest(path)
     problems: list[Diagnostic] = []
-
-    def check_table(table: str, values: dict[str, Any]) -> None:
-        schema = _SCHEMA[table]
-        for key, value in values.items():
-            dotted = f"{table}.{key}" if table else key
-            if key not in schema:
-                allowed = ", ".join(sorted(schema))
-                problems.append(
-                    Diagnostic(
-                        "error", "twin-manifest-unknown-key",
-                        f"unknown key '{dotted}' (allowed here: {allowed})",
-                        layer=file, line=_line_of(text, table, key), source="twin",
-                    )
-                )
-                continue
-            types = schema[key]
-            if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
-                want = " or ".join(t.__name__ for t in types).replace("str", "string").replace("dict", "table").replace("list", "array")
-                problems.append(
-                    Diagnostic(
-                        "error", "twin-manifest-type",
-                        f"'{dotted}' must be a {want}, not {type(value).__name__} ({value!r})",
-                        layer=file, line=_line_of(text, table, key), source="twin",
-                    )
-                )
-
-    check_table("", data)
+    _check_table(problems, text, file, "", data)
     usd = data.get("usd", {})
     if isinstance(usd, dict):
-        check_table("usd", usd)
+        _check_table(problems, text, file, "usd", usd)
     else:
         usd = {}
     ports = data.get("ports", {})
     if isinstance(ports, dict):
-        check_table("ports", ports)
+        _check_table(problems, text, file, "ports", ports)
     else:
         ports = {}
-
     scenes = usd.get("scenes", [])
-    if isinstance(scenes, list) and not all(isinstance(s, str) for s in scenes):
-        problems.append(
-            Diagnostic("error", "twin-manifest-type", "'usd.scenes' must be an array of glob strings",
-                       layer=file, line=_line_of(text, "usd", "scenes"), source="twin")
-        )
-    elif isinstance(scenes, list):
-        for pattern in scenes:
-            if not pattern or _escapes(pattern):
-                problems.append(
-                    Diagnostic("error", "twin-manifest-value",
-                               f"'usd.scenes' entry {pattern!r} must be a twin-relative glob inside the twin "
-                               "(no absolute path, no '..', no URI)",
-                               layer=file, line=_line_of(text, "usd", "scenes"), source="twin"))
     policy = usd.get("composition_policy", "allow_partial")
-    if isinstance(policy, str) and policy not in COMPOSITION_POLICIES:
-        problems.append(
-            Diagnostic(
-                "error", "twin-manifest-value",
-                f"'usd.composition_policy' must be one of {', '.join(COMPOSITION_POLICIES)}, not {policy!r}",
-                layer=file, line=_line_of(text, "usd", "composition_policy"), source="twin",
-            )
-        )
     default_scene = usd.get("default_scene")
-    if isinstance(default_scene, str):
-        if not default_scene or _escapes(default_scene):
-            problems.append(
-                Diagnostic(
-                    "error", "twin-manifest-value",
-                    f"'usd.default_scene' must be a twin-relative path inside the twin, not {default_scene!r}",
-                    layer=file, line=_line_of(text, "usd", "default_scene"), source="twin",
-                )
-            )
+    _check_usd_values(problems, text, file, scenes, policy, default_scene)
     name = data.get("name")
     if "name" not in data:
         problems.append(Diagnostic("error", "twin-manifest-missing-key", "required key 'name' is missing", layer=file, source="twin"))
@@ -194,3 +121,85 @@ def load_manifest(path: str | Path) -> TwinManifest:
         composition_policy=str(policy),
         strict_public_outputs=ports.get("strict_public_outputs") is True,
     )
+
+
+def _read_manifest(path: Path) -> tuple[str, dict]:
+    file = str(path)
+    try:
+        text = read_text_limited(path, "manifest", MAX_MANIFEST_BYTES)
+    except (OSError, UnreadableFile) as exc:
+        raise ManifestError(
+            Diagnostic("error", "twin-manifest-unreadable", f"cannot read manifest: {exc}", layer=file, source="twin")
+        ) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        col = getattr(exc, "colno", None)
+        m = re.search(r"line (\d+), column (\d+)", str(exc))
+        if line is None and m:
+            line, col = int(m.group(1)), int(m.group(2))
+        raise ManifestError(
+            Diagnostic("error", "twin-manifest-syntax", f"malformed TOML: {exc}", layer=file, line=line, column=col, source="twin")
+        ) from exc
+
+
+def _check_table(problems: list[Diagnostic], text: str, file: str, table: str, values: dict[str, Any]) -> None:
+    """Unknown keys and wrong value types of one table."""
+    schema = _SCHEMA[table]
+    for key, value in values.items():
+        dotted = f"{table}.{key}" if table else key
+        if key not in schema:
+            allowed = ", ".join(sorted(schema))
+            problems.append(
+                Diagnostic(
+                    "error", "twin-manifest-unknown-key",
+                    f"unknown key '{dotted}' (allowed here: {allowed})",
+                    layer=file, line=_line_of(text, table, key), source="twin",
+                )
+            )
+            continue
+        types = schema[key]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            want = " or ".join(t.__name__ for t in types).replace("str", "string").replace("dict", "table").replace("list", "array")
+            problems.append(
+                Diagnostic(
+                    "error", "twin-manifest-type",
+                    f"'{dotted}' must be a {want}, not {type(value).__name__} ({value!r})",
+                    layer=file, line=_line_of(text, table, key), source="twin",
+                )
+            )
+
+
+def _check_usd_values(problems: list[Diagnostic], text: str, file: str, scenes: Any, policy: Any,
+                      default_scene: Any) -> None:
+    """The values of ``[usd]``: scene globs inside the twin, a known policy, a relative default scene."""
+    if isinstance(scenes, list) and not all(isinstance(s, str) for s in scenes):
+        problems.append(
+            Diagnostic("error", "twin-manifest-type", "'usd.scenes' must be an array of glob strings",
+                       layer=file, line=_line_of(text, "usd", "scenes"), source="twin")
+        )
+    elif isinstance(scenes, list):
+        for pattern in scenes:
+            if not pattern or _escapes(pattern):
+                problems.append(
+                    Diagnostic("error", "twin-manifest-value",
+                               f"'usd.scenes' entry {pattern!r} must be a twin-relative glob inside the twin "
+                               "(no absolute path, no '..', no URI)",
+                               layer=file, line=_line_of(text, "usd", "scenes"), source="twin"))
+    if isinstance(policy, str) and policy not in COMPOSITION_POLICIES:
+        problems.append(
+            Diagnostic(
+                "error", "twin-manifest-value",
+                f"'usd.composition_policy' must be one of {', '.join(COMPOSITION_POLICIES)}, not {policy!r}",
+                layer=file, line=_line_of(text, "usd", "composition_policy"), source="twin",
+            )
+        )
+    if isinstance(default_scene, str) and (not default_scene or _escapes(default_scene)):
+        problems.append(
+            Diagnostic(
+                "error", "twin-manifest-value",
+                f"'usd.default_scene' must be a twin-relative path inside the twin, not {default_scene!r}",
+                layer=file, line=_line_of(text, "usd", "default_scene"), source="twin",
+            )
+        )

@@ -41,7 +41,6 @@ class ComposedStage:
     roots: AssetRoots
     diagnostics: list[Diagnostic] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)  # (referring layer, dependency)
-    refused_layers: list[str] = field(default_factory=list)
 
 
 def uri_display(asset: str) -> str:
@@ -220,13 +219,48 @@ def compose(
     root = root_layer or open_layer(path, roots)
     root_name = str(path)
     order, problems, refused = _walk_dependencies(root, roots)
+    stage, muted, errors = _open_muted(root, roots, refused, session_layer, problems)
+    # a refused arc is reported once, as an escape: skip USD's own error for it, in either the
+    # authored spelling or the identifier USD made of it (the one that was muted)
+    refused_deps = {uri_display(d) for _, d in refused} | {uri_display(i) for i in muted}
+    missing, arc_prim, malformed = _classify_errors(errors, refused_deps, roots, root_name)
+    missing, arc_prim = _in_authored_order(order, missing, arc_prim, roots)
+    # de-duplicate (the same arc is reported once per prim that composes it)
+    seen: set[tuple[str, str]] = set()
+    pairs: list[tuple[str, str]] = []
+    diags: list[Diagnostic] = list(problems) + malformed
+    for layer, dep, kind in missing:
+        if (layer, dep) in seen:
+            continue
+        seen.add((layer, dep))
+        pairs.append((layer, dep))
+        diags.append(
+            Diagnostic("warning" if policy == "allow_partial" else "error", "usd-missing-arc",
+                       f"missing {kind} @{dep}@ referred to by {layer}", layer=layer, source="usd",
+                       path=arc_prim.get((layer, dep), ""),
+                       data={"dependency": dep, "arc": kind})
+        )
+    if policy == "reject_scene" and pairs:
+        listing = "; ".join(f"{lay} -> @{dep}@" for lay, dep in pairs)
+        raise CompositionRejected(
+            [Diagnostic("error", "usd-scene-rejected",
+                        f"composition_policy reject_scene: {len(pairs)} arc(s) did not resolve: {listing}",
+                        layer=root_name, source="usd", data={"missing": pairs})] + diags
+        )
+    diags.extend(stage_metadata_diagnostics(stage, root_name))
+    return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs)
+
+
+def _open_muted(root: Sdf.Layer, roots: AssetRoots, refused: list[tuple[str, str]], session_layer: Sdf.Layer | None,
+                problems: list[Diagnostic]) -> tuple[Usd.Stage, list[str], list]:
+    """Open the stage, mute what was refused and every used layer outside the roots; the muted
+    identifiers and USD's composition errors (``problems`` gains the escapes)."""
     ctx = roots.resolver_context()
     with Ar.ResolverContextBinder(ctx), Tf.DiagnosticTrap() as trap:
         if session_layer is not None:
             stage = Usd.Stage.Open(root, session_layer, ctx, Usd.Stage.LoadAll)
         else:
             stage = Usd.Stage.Open(root, ctx, Usd.Stage.LoadAll)
-        # mute what was refused, then every used layer living outside the roots
         muted: list[str] = []
         resolver = Ar.GetResolver()
         for anchor_id, dep in refused:
@@ -247,10 +281,11 @@ def compose(
             stage.MuteAndUnmuteLayers(sorted(set(muted)), [])
         errors = list(stage.GetCompositionErrors())
         trap.Clear()
+    return stage, muted, errors
 
-    # a refused arc is reported once, as an escape: skip USD's own error for it, in either the
-    # authored spelling or the identifier USD made of it (the one that was muted)
-    refused_deps = {uri_display(d) for _, d in refused} | {uri_display(i) for i in muted}
+
+def _classify_errors(errors: list, refused_deps: set[str], roots: AssetRoots, root_name: str):
+    """USD's composition errors as (missing arcs, the prim of each arc, malformed-layer diagnostics)."""
     missing: list[tuple[str, str, str]] = []  # (layer, dep, kind)
     arc_prim: dict[tuple[str, str], str] = {}  # (layer, dep) -> the prim whose arc it is
     malformed: list[Diagnostic] = []
@@ -275,9 +310,13 @@ def compose(
             continue
         missing.append((referring, dep, kind))
         arc_prim.setdefault((referring, dep), m.groupdict().get("path") or "")
+    return missing, arc_prim, malformed
 
-    # authored order: the position of (referring layer, dependency) in the dependency walk.
-    # USD names a relative dependency by its anchored path; map both spellings to the authored one.
+
+def _in_authored_order(order: list[tuple[str, str]], missing: list[tuple[str, str, str]],
+                       arc_prim: dict[tuple[str, str], str], roots: AssetRoots):
+    """Missing arcs in authored order (their place in the dependency walk), each named as
+    authored. USD names a relative dependency by its anchored path; both spellings map back."""
     authored_at: dict[tuple[str, str], tuple[int, str]] = {}
     for i, (lid, d) in enumerate(order):
         referring_name = layer_display(lid, roots)
@@ -292,30 +331,7 @@ def compose(
     arc_prim = {(lay, shown[(lay, dep)]): prim for (lay, dep), prim in arc_prim.items()}
     missing = [(lay, shown[(lay, dep)], kind) for lay, dep, kind in missing]
     missing.sort(key=rank)
-    # de-duplicate (the same arc is reported once per prim that composes it)
-    seen: set[tuple[str, str]] = set()
-    pairs: list[tuple[str, str]] = []
-    diags: list[Diagnostic] = list(problems) + malformed
-    for layer, dep, kind in missing:
-        if (layer, dep) in seen:
-            continue
-        seen.add((layer, dep))
-        pairs.append((layer, dep))
-        diags.append(
-            Diagnostic("warning" if policy == "allow_partial" else "error", "usd-missing-arc",
-                       f"missing {kind} @{dep}@ referred to by {layer}", layer=layer, source="usd",
-                       path=arc_prim.get((layer, dep), ""),
-                       data={"dependency": dep, "arc": kind})
-        )
-    if policy == "reject_scene" and pairs:
-        listing = "; ".join(f"{lay} -> @{dep}@" for lay, dep in pairs)
-        raise CompositionRejected(
-            [Diagnostic("error", "usd-scene-rejected",
-                        f"composition_policy reject_scene: {len(pairs)} arc(s) did not resolve: {listing}",
-                        layer=root_name, source="usd", data={"missing": pairs})] + diags
-        )
-    diags.extend(stage_metadata_diagnostics(stage, root_name))
-    return ComposedStage(stage=stage, roots=roots, diagnostics=diags, missing=pairs, refused_layers=[d for _, d in refused])
+    return missing, arc_prim
 
 
 def stage_metadata_diagnostics(stage: Usd.Stage, layer_name: str) -> list[Diagnostic]:

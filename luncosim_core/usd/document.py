@@ -9,7 +9,6 @@ runtime and view are sublayers of the session layer, so they compose stronger th
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,10 +104,11 @@ class UsdDocument:
         raise OpError(Diagnostic("error", "op-target", f"unknown edit target {target!r} (use base or runtime)", source="usd"))
 
     # -- editing -----------------------------------------------------------------------
-    def apply(self, op: Op) -> Op:
-        """Apply a typed op, journal it, return its inverse. Raises :class:`OpError`."""
+    def apply(self, op: Op, *, author: str = "user") -> Op:
+        """Apply a typed op, journal it with its ``author`` (``user``, ``api``, ``script``), return
+        its inverse. Raises :class:`OpError`."""
         inverse = op.apply(self)
-        self.journal.record(op, inverse)
+        self.journal.record(op, inverse, author)
         self.changed.emit(op)
         return inverse
 
@@ -182,6 +182,3 @@ class UsdDocument:
     def __repr__(self) -> str:
         return f"UsdDocument({self.path}, dirty={self.dirty})"
 
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if os.path.exists(path) else ""

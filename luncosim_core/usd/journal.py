@@ -1,4 +1,7 @@
-"""The journal: the one undo/redo history every client of a document shares."""
+"""The journal: the one undo/redo history every client of a document shares.
+
+Every entry names its author: ``user`` (a gesture in the workbench), ``api`` (a client of the
+command API) or ``script`` (a scenario or batch script), so a history can say who did what."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ class JournalEntry:
     inverse: Op
     label: str
     serial: int = 0  # identity of the edit, kept through undo/redo
+    author: str = "user"
 
 
 class Journal:
@@ -25,10 +29,10 @@ class Journal:
         self._serial = 0
         self.limit = limit
 
-    def record(self, op: Op, inverse: Op) -> JournalEntry:
+    def record(self, op: Op, inverse: Op, author: str = "user") -> JournalEntry:
         del self._entries[self._cursor :]
         self._serial += 1
-        entry = JournalEntry(op, inverse, op.label(), self._serial)
+        entry = JournalEntry(op, inverse, op.label(), self._serial, author)
         self._entries.append(entry)
         if len(self._entries) > self.limit:
             del self._entries[0]
@@ -64,7 +68,7 @@ class Journal:
         entry = self._entries[self._cursor - 1]
         redo = apply(entry.inverse)
         self._cursor -= 1
-        self._entries[self._cursor] = JournalEntry(redo, entry.inverse, entry.label, entry.serial)
+        self._entries[self._cursor] = JournalEntry(redo, entry.inverse, entry.label, entry.serial, entry.author)
         return entry
 
     def redo(self, apply: Callable[[Op], Op]) -> JournalEntry | None:
@@ -72,7 +76,7 @@ class Journal:
             return None
         entry = self._entries[self._cursor]
         inverse = apply(entry.op)
-        self._entries[self._cursor] = JournalEntry(entry.op, inverse, entry.label, entry.serial)
+        self._entries[self._cursor] = JournalEntry(entry.op, inverse, entry.label, entry.serial, entry.author)
         self._cursor += 1
         return entry
 
@@ -82,3 +86,7 @@ class Journal:
 
     def labels(self) -> list[str]:
         return [e.label for e in self._entries]
+
+    def entries(self) -> tuple[JournalEntry, ...]:
+        """The whole history, oldest first (the first ``position`` entries are applied)."""
+        return tuple(self._entries)

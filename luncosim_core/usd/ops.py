@@ -8,6 +8,7 @@ journal stores them, panels and scripts create them, nobody mutates them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -167,6 +168,9 @@ class SetAttribute(Op):
         attr.Set(_coerce(vt, self.value))
 
 
+_INT_LIMITS = {"int": 2**31, "uint": 2**32, "int64": 2**63, "uint64": 2**64, "uchar": 256}
+
+
 def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
     """Check and convert a Python value to the value type (raises TypeError/ValueError)."""
     py = vt.type.pythonClass
@@ -179,23 +183,11 @@ def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
         if not isinstance(value, bool):
             raise TypeError("expected a bool")
         return value
-    if scalar in ("int", "int64", "uint", "uint64", "uchar"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise TypeError("expected an integer")
-        limits = {"int": 2**31, "uint": 2**32, "int64": 2**63, "uint64": 2**64, "uchar": 256}
-        hi = limits[scalar]
-        lo = 0 if scalar.startswith("u") else -hi
-        if not lo <= value < hi:
-            raise ValueError(f"{value} does not fit {scalar}")
-        return value
+    if scalar in _INT_LIMITS:
+        return _coerce_int(scalar, value)
     if scalar in ("float", "double", "half"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError("expected a number")
-        import math
-
         if not math.isfinite(float(value)):
             raise ValueError("non-finite value")
         return float(value)
@@ -206,11 +198,21 @@ def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
     if scalar == "asset":
         return Sdf.AssetPath(str(value))
     if py is not None and isinstance(value, (list, tuple)):
-        import math
-
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
             raise ValueError("expected finite numbers")
         return py(*value)
+    return value
+
+
+def _coerce_int(scalar: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if not (isinstance(value, float) and value.is_integer()):
+            raise TypeError("expected an integer")
+        value = int(value)
+    hi = _INT_LIMITS[scalar]
+    lo = 0 if scalar.startswith("u") else -hi
+    if not lo <= value < hi:
+        raise ValueError(f"{value} does not fit {scalar}")
     return value
 
 

@@ -1,12 +1,15 @@
-"""Which language a program prim (``LunCoProgramAPI``) is written in, read from the stage alone.
+"""Program prims: prims that carry behaviour (Modelica, FMU, Rhai) and their parameters.
 
-The language follows the source: ``.mo`` / inline Modelica -> ``modelica``, ``.fmu`` -> ``fmu``,
-``.rhai`` / inline Rhai -> ``rhai``; an explicit ``info:sourceCode:language`` wins for inline code.
+A program prim applies ``LunCoProgramAPI`` or authors ``info:sourceAsset`` / ``info:sourceCode``.
+Its language follows its source: ``.mo`` / inline Modelica, ``.fmu``, ``.rhai`` / inline Rhai; an
+explicit ``info:sourceCode:language`` wins for inline code. Parameters are authored as
+``lunco:param:<key>`` (or ``lunco:params:<key>``).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pxr import Sdf
 
@@ -14,12 +17,18 @@ from luncosim_core.usd.schemas import has_schema
 
 PROGRAM_API = "LunCoProgramAPI"
 MODELICA_RE = re.compile(r"^\s*(within\b|(partial\s+)?(model|block|package|class)\s+\w+)", re.M)
+PARAM_NAMESPACES = ("lunco:param:", "lunco:params:")
 
 
 def is_program_prim(prim) -> bool:
     """A prim that carries a program: by applied schema or by source attributes."""
     return (has_schema(prim, PROGRAM_API) or prim.HasAttribute("info:sourceAsset")
             or prim.HasAttribute("info:sourceCode"))
+
+
+def program_prims(stage) -> list:
+    """Prims that carry a program, in path order."""
+    return [prim for prim in stage.Traverse() if is_program_prim(prim)]
 
 
 def program_language(prim) -> str:
@@ -42,3 +51,26 @@ def program_language(prim) -> str:
 def is_model_program(prim) -> bool:
     """A program backed by a compiled model (Modelica source or FMU), not a script."""
     return is_program_prim(prim) and program_language(prim) in ("modelica", "fmu")
+
+
+def read_param(prim, key: str) -> Any:
+    """A parameter authored as ``lunco:param:<key>`` (or ``lunco:params:<key>``); None if absent."""
+    if not prim:
+        return None
+    for ns in PARAM_NAMESPACES:
+        attr = prim.GetAttribute(ns + key)
+        if attr and attr.HasAuthoredValue():
+            return param_value(attr.Get())
+    return None
+
+
+def param_value(v: Any) -> Any:
+    """A parameter value as scripts see it: numbers become floats, bools and text stay, asset
+    paths become their authored text, anything else its string form."""
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    if hasattr(v, "path"):
+        return v.path
+    return str(v)

@@ -205,7 +205,7 @@ def test_the_shipped_demo_twin_is_lint_clean():
 
     sim = open_simulation(repository_root() / "assets" / "twins" / "practice_yard")
     try:
-        diags = run_lint(sim.stage, roots=sim.roots, sim=sim)
+        diags = run_lint(sim.stage, roots=sim.roots, host=sim.host)
     finally:
         sim.close()
     assert [d for d in diags if d.severity != "info"] == []

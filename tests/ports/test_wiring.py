@@ -13,7 +13,7 @@ from luncosim_core.api import (
 )
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import Wire
-from luncosim_core.ports.units import UnitError, conversion
+from luncosim_core.ports.units import UnitError, conversion, dimensionality, to_pint
 from luncosim_core.sim.simulation import open_simulation
 from luncosim_core.twin.roots import AssetRoots
 from luncosim_core.usd.document import UsdDocument
@@ -375,3 +375,16 @@ def Xform "Rover"
     assert sim.read("/Rover/Guidance", "target_x") == pytest.approx(3.0)
     broken = sim.query(GetBrokenConnections()).value
     assert [b["sink"] for b in broken] == ["/Rover/Guidance.inputs:target_q"]
+
+
+def test_one_translator_reads_modelica_unit_strings():
+    assert to_pint("N.m") == "(N*m)" and to_pint("m/s2") == "(m)/(s**2)"
+    assert to_pint("W/(m2.K4)") == "(W)/((m**2*K**4))" and to_pint("m.s-2") == "(m*s**-2)"
+    assert to_pint("1") == "dimensionless" and to_pint("") == "" and to_pint(None) == ""
+    assert conversion("kg.m2/s", "N.m.s") == pytest.approx((1.0, 0.0))
+    assert conversion("degC", "K") == pytest.approx((1.0, 273.15))
+    assert dimensionality("N.m")[0] == dimensionality("J")[0]
+    # the Modelica side asks the same registry (one vocabulary)
+    from luncosim_core.modelica import units as modelica_units
+
+    assert modelica_units.dimensionality is dimensionality

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from luncosim_core.scripting.testrunner import run_scene_test
+from luncosim_core.sim.scene_test import run_scene_test
 
 #: Scene tests that need only rigid-body physics and must pass.
 RIGID_BODY_SCENES = ["joint", "revolute_motor", "prismatic_drive", "filtered_pairs",

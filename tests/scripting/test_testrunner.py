@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from scene_helpers import GROUND_AND_BOX, scenario_prim
 
-from luncosim_core.scripting.testrunner import run_rhai, run_scene_test
+from luncosim_core.scripting.testrunner import run_rhai
+from luncosim_core.sim.scene_test import run_scene_test
 
 FALL_TEST = """
 fn on_start(me) { this.box = find("/World/Box"); this.y0 = world_pos(this.box)[1]; print("unattended " + is_unattended()); }
@@ -133,9 +134,12 @@ def test_cli_verbs_parse_and_run(make_scene, tmp_path, capsys):
     import argparse
 
     from luncosim_core.scripting.cli_verbs import add_scripting_verbs
+    from luncosim_core.sim.scene_test import add_test_verb
 
     parser = argparse.ArgumentParser(prog="luncosim")
-    add_scripting_verbs(parser.add_subparsers(dest="verb", required=True))
+    sub = parser.add_subparsers(dest="verb", required=True)
+    add_test_verb(sub)
+    add_scripting_verbs(sub)
     args = parser.parse_args(["test", "--scene", str(_scene(make_scene, 1.0)), "--max-ticks", "100"])
     assert args.func(args) == 0
     assert "luncosim test PASS" in capsys.readouterr().out

@@ -121,6 +121,17 @@ def test_set_attribute_keeps_authored_type_and_undoes(twin):
     assert attr.Get() == pytest.approx(0.75)
 
 
+def test_every_edit_names_its_author_through_undo_and_redo(twin):
+    doc = make_doc(twin)
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.5))
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.25), author="script")
+    doc.apply(SetAttribute(path="/World/Rover", name="inputs:throttle", value=0.125), author="api")
+    assert [e.author for e in doc.journal.entries()] == ["user", "script", "api"]
+    assert doc.undo() and doc.undo() and doc.redo()
+    assert [e.author for e in doc.journal.entries()] == ["user", "script", "api"]
+    assert doc.journal.position == 2
+
+
 def test_preconditions_fail_cleanly_and_change_nothing(twin):
     doc = make_doc(twin)
     before = doc.export_layers()

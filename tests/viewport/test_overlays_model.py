@@ -119,3 +119,24 @@ def test_labels_anchor_only_prims_that_exist():
         {"/A": "v=1.0 m/s", "/Gone": "x"}, lambda p: (0, 0, 1) if p == "/A" else None
     )
     assert labels.texts == ("v=1.0 m/s",) and np.allclose(labels.positions, [[0, 0, 1]])
+
+
+def test_overlay_layers_build_only_when_enabled_and_tell_their_adapters():
+    from luncosim_workbench.viewport.model.overlay_layers import (
+        OVERLAY_LAYERS,
+        JointsLayer,
+        OverlayInputs,
+    )
+
+    assert tuple(cls.name for cls in OVERLAY_LAYERS) == ov.OVERLAY_NAMES
+    info = DebugInfo(joints=(_joint(),))
+    inputs = OverlayInputs(info, Z_UP, 0.5)
+    layer = JointsLayer()
+    seen = []
+    layer.changed.connect(lambda: seen.append(layer.lines))
+    layer.update(inputs)
+    assert seen == [None]  # off: nothing to draw
+    layer.set_enabled(True, inputs)
+    assert seen[-1] is not None and seen[-1].n_segments > 0
+    layer.set_enabled(False, inputs)
+    assert seen[-1] is None

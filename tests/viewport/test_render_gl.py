@@ -31,8 +31,6 @@ def Xform "World"
             color3f[] primvars:displayColor = [(0.05, 0.2, 0.95)] } }
 }
 """
-RED = (200, 10, 10)
-BLUE = (10, 45, 210)
 FRONT = {"eye": (0, -10, 4), "center": (0, 0, 0.5)}
 
 
@@ -298,3 +296,20 @@ def test_each_overlay_toggle_changes_the_picture(scene, name):
     assert changed.sum() > 20, name
     vc.set_overlay(name, False)
     assert np.array_equal(vc.render(), off)
+
+
+def test_every_overlay_layer_has_an_adapter_that_unsubscribes_on_close(scene):
+    from luncosim_workbench.viewport._vispy.overlay_adapters import OVERLAY_ADAPTERS, make_adapter
+    from luncosim_workbench.viewport.model.overlay_layers import OVERLAY_LAYERS, OverlayLayer
+
+    _, vc = scene
+    assert set(OVERLAY_ADAPTERS) == set(OVERLAY_LAYERS)
+    for layer in vc.overlay_layers.values():
+        assert len(layer.changed) == 1  # its adapter, connected in __init__
+    extra = type(OVERLAY_LAYERS[0])("Derived", (OVERLAY_LAYERS[0],), {})()  # a subclass finds its base's adapter
+    adapter = make_adapter(extra, vc.view.scene)
+    assert len(extra.changed) == 1
+    adapter.close()
+    assert len(extra.changed) == 0
+    with pytest.raises(TypeError, match="no overlay adapter"):
+        make_adapter(type("Loose", (OverlayLayer,), {"name": "loose"})(), vc.view.scene)

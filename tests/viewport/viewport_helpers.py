@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 import textwrap
 from pathlib import Path
 
 import numpy as np
-import pytest
 from pxr import Usd
 
 
@@ -27,12 +25,6 @@ def write_stage(
     stage = Usd.Stage.Open(str(path))
     assert stage is not None
     return stage
-
-
-def needs_display():
-    return pytest.mark.skipif(
-        not os.environ.get("DISPLAY"), reason="needs an X display (run under xvfb-run)"
-    )
 
 
 def color_near(img: np.ndarray, xy, rgb, radius: int = 3, tol: float = 60.0) -> bool:

@@ -1,5 +1,5 @@
 """The shell: perspectives, layout persistence and its fallback, the command palette, the
-unsaved-edits guard, entry points, the twin browser, diagnostics and screenshots."""
+unsaved-edits guard, recent twins and screenshots."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QKeySequence
 
-from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.usd.ops import SetAttribute
 from luncosim_workbench import layout as layouts
-from luncosim_workbench.panels import PANELS
+from luncosim_workbench.plugins import discover_panels
+from luncosim_workbench.testing import MARKER
 
-MARKER = "/PracticeYard/Marker"
+PANELS = discover_panels()
 
 
 def test_every_panel_is_docked_and_toggled_from_the_view_menu(window):
@@ -32,7 +32,7 @@ def test_perspectives_reshape_the_docks(window):
     window.apply_perspective("Build")
     assert window.visible_panels() == {"twin_browser", "assembly", "diagnostics", "console"}
     assert window.dockWidgetArea(window.docks["twin_browser"]) == Qt.DockWidgetArea.LeftDockWidgetArea
-    window.actions_by_id["perspective_Simulate"].trigger()
+    window.action("view.perspective.Simulate").trigger()
     assert window.visible_panels() == {"ports", "plots", "console"}
     assert window.perspective == "Simulate"
     window.apply_perspective("Debug")
@@ -123,68 +123,9 @@ def test_discard_closes_without_writing(opened, twin_copy):
 
 def test_save_action_writes_the_scene(opened, twin_copy):
     opened.session.document.apply(SetAttribute(path=MARKER, name="size", value=4.0))
-    opened.actions_by_id["save"].trigger()
+    opened.action("file.save").trigger()
     assert not opened.session.document.dirty
     assert "size = 4" in (twin_copy / "scenes" / "practice_yard.usda").read_text()
-
-
-def test_entry_points_folder_loose_file_and_preview(window, tmp_path, twin_copy):
-    browser = window.panels["twin_browser"]
-    loose = tmp_path / "loose"
-    loose.mkdir()
-    (loose / "a.usda").write_text('#usda 1.0\ndef Xform "A"\n{\n}\n')
-    assert window.open_path(loose)  # a folder without twin.toml: no scene, a reason
-    assert window.session.document is None
-    assert "no scene selected" in browser.header.text()
-    assert window.open_path(loose / "a.usda")  # a loose file opens as the scene
-    assert window.session.document is not None and window.session.scene.name == "a.usda"
-    part = twin_copy / "parts" / "p.usda"
-    part.parent.mkdir()
-    part.write_text('#usda 1.0\ndef Xform "P"\n{\n}\n')
-    assert window.open_path(twin_copy, preview=part)
-    assert window.session.preview and "preview" in browser.header.text()
-    assert not window.actions_by_id["save"].isEnabled()
-    library = browser.sections["library"]
-    entries = [library.child(i).text(0) for i in range(library.childCount())]
-    assert entries == ["parts/p.usda", "scenes/practice_yard.usda", "scenes/tests/drill_check.usda"]
-    assert browser.tree.mimeData([library.child(0)]).urls()[0].toLocalFile() == str(part)
-    assert window.open_path(tmp_path / "missing") is False
-
-
-def test_composition_warnings_reach_the_browser_and_diagnostics(window, tmp_path, qtbot):
-    scene = tmp_path / "broken.usda"
-    scene.write_text('#usda 1.0\ndef Xform "W"\n{\n    def Xform "Thing" (\n        prepend references = @nowhere.usda@\n    )\n    {\n    }\n}\n')
-    assert window.open_path(scene)
-    diags = window.session.composition_diagnostics()
-    assert diags, "a missing reference must be reported"
-    warnings = window.panels["twin_browser"].sections["warnings"]
-    assert warnings.childCount() == len(diags)
-    panel = window.panels["diagnostics"]
-    assert len([r for r in panel.model.rows if r[0] == "composition"]) == len(diags)
-    assert any(o == "lint" and d.code == "missing-stage-metadata" for o, d in panel.model.rows)
-    assert any(d.code == "usd-missing-arc" and "nowhere.usda" in d.message for _o, d in panel.model.rows)
-    opened_files = []
-    window.ctx.open_location = lambda path, line: opened_files.append((path, line))
-    row = next(i for i, (_o, d) in enumerate(panel.model.rows) if d.code == "usd-missing-arc")
-    panel._on_activated(panel.proxy.mapFromSource(panel.model.index(row, 0)))
-    assert window.session.selection.paths == ("/W/Thing",)  # the arc's prim is named: it is selected
-    assert opened_files == []
-    panel.activate(Diagnostic("warning", "stage-missing-up-axis", "layer has no upAxis", layer=str(scene), source="usd"))
-    assert opened_files == [(str(scene), 0)]  # no prim named: the file opens
-    panel.activate(Diagnostic("error", "x", "joint limit violated", path="/W/Thing.angle", source="physics"))
-    assert window.session.selection.paths == ("/W/Thing",)  # a prim named: it is selected
-
-
-def test_selection_is_shared_between_tree_and_session(opened):
-    editor = opened.panels["assembly"]
-    opened.session.selection.set(["/PracticeYard/RoverB"])
-    rows = editor.view.selectionModel().selectedRows(0)
-    assert [editor.model.path_for_index(editor.proxy.mapToSource(i)) for i in rows] == ["/PracticeYard/RoverB"]
-    idx = editor.proxy.mapFromSource(editor.model.index_for_path("/PracticeYard/Ground"))
-    editor.view.selectionModel().select(idx, editor.view.selectionModel().SelectionFlag.ClearAndSelect
-                                        | editor.view.selectionModel().SelectionFlag.Rows)
-    assert opened.session.selection.paths == ("/PracticeYard/Ground",)
-    assert "Ground" in opened.status_labels["selection"].text()
 
 
 def test_recent_twins_are_remembered(opened, twin_copy):
@@ -200,17 +141,3 @@ def test_screenshot_saves_the_window(tmp_path, twin_copy):
     image = QImage(str(out))
     assert image.width() == 1000 and image.height() == 700
 
-
-def test_activating_browser_entries_opens_scenes_and_previews(opened, twin_copy):
-    browser = opened.panels["twin_browser"]
-    part = twin_copy / "parts" / "q.usda"
-    part.parent.mkdir()
-    part.write_text('#usda 1.0\ndef Xform "Q"\n{\n}\n')
-    browser.refresh()
-    library = browser.sections["library"]
-    item = next(library.child(i) for i in range(library.childCount()) if library.child(i).text(0) == "parts/q.usda")
-    browser._on_activated(item, 0)
-    assert opened.session.preview and opened.session.scene == part.resolve()
-    scenes = browser.sections["scenes"]
-    browser._on_activated(scenes.child(0), 0)
-    assert not opened.session.preview and opened.session.scene.name == "practice_yard.usda"

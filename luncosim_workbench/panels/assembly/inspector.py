@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import OpError, SetAttribute, SetVariantSelection
+from luncosim_core.usd.ops import Op, OpError, SetAttribute, SetVariantSelection
 from luncosim_workbench.panels.assembly.properties import (
     PropertyRow,
     format_value,
@@ -38,11 +38,14 @@ from luncosim_workbench.panels.assembly.properties import (
 
 
 class PropertyInspector(QWidget):
-    """Shows one prim; ``document`` and ``prim_path`` are set by the Assembly Editor."""
+    """Shows one prim; ``document`` and ``prim_path`` are set by the Assembly Editor. Edits go
+    through ``apply(op)`` (the panel's ``PanelContext.apply``: the journal, author ``user``)."""
 
-    def __init__(self, notify: Callable[[str], None] = lambda _m: None, parent=None) -> None:
+    def __init__(self, notify: Callable[[str], None] = lambda _m: None,
+                 apply: Callable[[Op], Op] | None = None, parent=None) -> None:
         super().__init__(parent)
         self.notify = notify
+        self._apply_op = apply
         self.document: UsdDocument | None = None
         self.prim_path = ""
         self.editors: dict[str, QWidget] = {}
@@ -218,7 +221,10 @@ class PropertyInspector(QWidget):
         if self.document is None:
             return False
         try:
-            self.document.apply(op)
+            if self._apply_op is not None:
+                self._apply_op(op)
+            else:
+                self.document.apply(op)
         except OpError as exc:
             self._show_error("; ".join(d.message for d in exc.diagnostics) or str(exc))
             return False

@@ -11,7 +11,6 @@ import os
 
 from pxr import Sdf, Tf, Usd
 from PySide6.QtCore import (
-    QAbstractItemModel,
     QMimeData,
     QModelIndex,
     QSortFilterProxyModel,
@@ -19,8 +18,13 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from luncosim_workbench import resources
+from luncosim_workbench.mime import ASSET_MIME
+from luncosim_workbench.widgets.table_model import ColumnTreeModel
+
 COLUMNS = ("Prim", "Type", "Kind", "Badges")
-ASSET_MIME = "application/x-luncosim-asset"
+#: applied schemas that choose a prim's tree icon when its type does not
+_ICON_SCHEMAS = ("LunCoProgramAPI", "PhysicsRigidBodyAPI")
 
 
 class _Node:
@@ -57,8 +61,10 @@ def prim_badges(prim: Usd.Prim) -> list[str]:
     return out
 
 
-class PrimTreeModel(QAbstractItemModel):
-    """Prims of one stage as a tree (pseudo-root hidden)."""
+class PrimTreeModel(ColumnTreeModel):
+    """Prims of one stage as a tree (pseudo-root hidden); each row wears a type icon."""
+
+    COLUMNS = COLUMNS
 
     referenceDropped = Signal(str, str)  # prim path, asset file path
     primsChanged = Signal(list)  # prim paths whose subtree or info changed
@@ -68,6 +74,7 @@ class PrimTreeModel(QAbstractItemModel):
         self.stage: Usd.Stage | None = None
         self._root = _Node(Sdf.Path.absoluteRootPath, None)
         self._listener = None
+        self._icons: dict[tuple, object] = {}
         self.set_stage(stage)
 
     # ------------------------------------------------------------------ stage
@@ -103,7 +110,7 @@ class PrimTreeModel(QAbstractItemModel):
         return node.children
 
     # ------------------------------------------------------------------ notices
-    def _on_objects_changed(self, notice, sender) -> None:
+    def _on_objects_changed(self, notice, _sender) -> None:
         touched: list[str] = []
         for path in notice.GetResyncedPaths():
             prim_path = path.GetPrimPath()
@@ -213,13 +220,17 @@ class PrimTreeModel(QAbstractItemModel):
         prim = self._prim(node)
         return bool(prim and prim.GetAllChildren())
 
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
-        return len(COLUMNS)
+    def clear_icon_cache(self) -> None:
+        """Icons are re-made in the current theme's colours on the next paint."""
+        self._icons.clear()
+        if self._root.children:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._root.children) - 1, 0))
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def _icon(self, prim: Usd.Prim):
+        key = (str(prim.GetTypeName()), tuple(s for s in _ICON_SCHEMAS if s in prim.GetAppliedSchemas()))
+        if key not in self._icons:
+            self._icons[key] = resources.prim_icon(*key)
+        return self._icons[key]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -238,6 +249,8 @@ class PrimTreeModel(QAbstractItemModel):
                 return str(Usd.ModelAPI(prim).GetKind() or "")
             if col == 3:
                 return "  ".join(f"[{b}]" for b in prim_badges(prim))
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return self._icon(prim)
         if role == Qt.ItemDataRole.ToolTipRole:
             return str(node.path)
         if role == Qt.ItemDataRole.ForegroundRole and not prim.IsActive():

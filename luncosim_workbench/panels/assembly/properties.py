@@ -11,8 +11,6 @@ from pxr import Sdf, Usd
 
 from luncosim_core.usd.document import UsdDocument
 
-VECTOR_SCALARS = ("float", "double", "half", "int")
-
 
 @dataclass(frozen=True)
 class PropertyRow:

@@ -15,14 +15,16 @@ from PySide6.QtWidgets import (
     QToolButton,
     QTreeView,
     QVBoxLayout,
-    QWidget,
 )
 
+from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import AddPrim, AddReference, MovePrim, OpError, RemovePrim
+from luncosim_core.usd.ops import AddPrim, AddReference, MovePrim, RemovePrim
+from luncosim_workbench import resources
+from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.assembly.inspector import PropertyInspector
 from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
-from luncosim_workbench.panels.base import PanelContext
+from luncosim_workbench.plugins import PanelWidget
 
 
 def asset_reference(doc: UsdDocument, file: Path) -> str:
@@ -37,10 +39,9 @@ def asset_reference(doc: UsdDocument, file: Path) -> str:
     return os.path.relpath(file, doc.path.parent)
 
 
-class AssemblyEditor(QWidget):
+class AssemblyEditor(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, parent)
         self.document: UsdDocument | None = None
         self.model = PrimTreeModel()
         self.proxy = PrimFilterProxy()
@@ -53,10 +54,14 @@ class AssemblyEditor(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._on_filter)
         bar.addWidget(self.filter, 1)
-        for text, tip, slot in (("+", "Add a child prim", self._ask_add), ("−", "Remove the selected prim", self.remove_selected),
-                                ("✎", "Rename the selected prim", self._ask_rename)):
+        self.tool_buttons: list[QToolButton] = []
+        for icon, tip, slot in (("add", "Add a child prim", self.ask_add), ("remove", "Remove the selected prim", self.remove_selected),
+                                ("rename", "Rename the selected prim (F2)", self.ask_rename)):
             b = QToolButton()
-            b.setText(text)
+            b.setIcon(resources.icon(icon))
+            b.setProperty("icon_name", icon)
+            b.setAutoRaise(True)
+            self.tool_buttons.append(b)
             b.setToolTip(tip)
             b.clicked.connect(slot)
             bar.addWidget(b)
@@ -74,16 +79,15 @@ class AssemblyEditor(QWidget):
         self.view.setColumnWidth(2, 70)
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
         split.addWidget(self.view)
-        self.inspector = PropertyInspector(ctx.notify)
+        self.inspector = PropertyInspector(ctx.notify, ctx.apply)
         split.addWidget(self.inspector)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
         self._syncing = False
         self.model.referenceDropped.connect(self.add_reference)
         self.model.primsChanged.connect(self._on_prims_changed)
-        ctx.session.document_replaced.connect(self.set_document)
-        ctx.session.selection.changed.connect(self._on_selection)
-        self.set_document(ctx.session.document)
+        ctx.documents.scene_replaced.connect(self.set_document)
+        self.set_document(ctx.documents.scene)
 
     # ------------------------------------------------------------------ document
     def set_document(self, doc: UsdDocument | None) -> None:
@@ -95,6 +99,11 @@ class AssemblyEditor(QWidget):
 
     def close_panel(self) -> None:
         self.model.close()
+
+    def on_theme_changed(self) -> None:
+        for b in self.tool_buttons:
+            b.setIcon(resources.icon(b.property("icon_name")))
+        self.model.clear_icon_cache()
 
     def _on_prims_changed(self, paths: list) -> None:
         current = self.inspector.prim_path
@@ -114,12 +123,13 @@ class AssemblyEditor(QWidget):
         paths = [self.model.path_for_index(self.proxy.mapToSource(i)) for i in rows]
         self._syncing = True
         try:
-            self.ctx.session.selection.set(paths)
+            self.ctx.selection.set(paths)
         finally:
             self._syncing = False
         self.inspector.show_prim(paths[-1] if paths else "")
 
-    def _on_selection(self, paths: tuple) -> None:
+    def on_selection(self, _added: tuple, _removed: tuple) -> None:
+        paths = self.ctx.selection.paths
         self.inspector.show_prim(paths[-1] if paths else "")
         if self._syncing:
             return
@@ -138,17 +148,14 @@ class AssemblyEditor(QWidget):
 
     # ------------------------------------------------------------------ structure edits
     def _apply(self, op) -> bool:
-        if self.document is None:
-            self.ctx.notify("No scene is open")
-            return False
         try:
-            self.document.apply(op)
-        except OpError as exc:
+            self.ctx.apply(op)
+        except DiagnosticError as exc:  # a refused op (the document is unchanged) or no document
             self.ctx.notify("; ".join(d.message for d in exc.diagnostics))
             return False
         return True
 
-    def _ask_add(self) -> None:
+    def ask_add(self) -> None:
         name, ok = QInputDialog.getText(self, "Add prim", "Name of the new child prim:")
         if ok and name:
             type_name, ok = QInputDialog.getItem(self, "Add prim", "Type:", ["Xform", "Scope", "Cube", "Sphere", "Cylinder", "Mesh"], 0, True)
@@ -156,25 +163,25 @@ class AssemblyEditor(QWidget):
                 self.add_child(name, type_name)
 
     def add_child(self, name: str, type_name: str = "Xform") -> str | None:
-        parent = self.ctx.session.selection.current or (
+        parent = self.ctx.selection.current or (
             str(self.document.stage.GetDefaultPrim().GetPath()) if self.document and self.document.stage.GetDefaultPrim() else "")
         path = f"{parent.rstrip('/')}/{name}" if parent else f"/{name}"
         if self._apply(AddPrim(path=path, type_name=type_name, target=self.inspector.edit_target)):
-            self.ctx.session.selection.set([path])
+            self.ctx.selection.set([path])
             return path
         return None
 
     def remove_selected(self) -> None:
-        paths = self.ctx.session.selection.paths
+        paths = self.ctx.selection.paths
         if not paths:
             self.ctx.notify("Select a prim to remove")
             return
         for p in sorted(paths, key=len, reverse=True):
             self._apply(RemovePrim(path=p, target=self.inspector.edit_target))
-        self.ctx.session.selection.clear()
+        self.ctx.selection.clear()
 
-    def _ask_rename(self) -> None:
-        current = self.ctx.session.selection.current
+    def ask_rename(self) -> None:
+        current = self.ctx.selection.current
         if not current:
             return
         name, ok = QInputDialog.getText(self, "Rename prim", "New name:", text=current.rsplit("/", 1)[-1])
@@ -184,7 +191,7 @@ class AssemblyEditor(QWidget):
     def rename(self, path: str, new_name: str) -> str | None:
         new_path = f"{path.rsplit('/', 1)[0]}/{new_name}"
         if self._apply(MovePrim(path=path, new_path=new_path, target=self.inspector.edit_target)):
-            self.ctx.session.selection.set([new_path])
+            self.ctx.selection.set([new_path])
             return new_path
         return None
 

@@ -5,7 +5,7 @@ Activating a row selects the prim it names, or opens the file at the line.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -14,14 +14,16 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableView,
     QVBoxLayout,
-    QWidget,
 )
 
+from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import Diagnostic
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
-from luncosim_workbench.panels.base import PanelContext
+from luncosim_workbench import resources
+from luncosim_workbench.context import PanelContext
+from luncosim_workbench.events import DiagnosticEvent
+from luncosim_workbench.plugins import PanelWidget
+from luncosim_workbench.widgets.table_model import ColumnTableModel
 
-COLUMNS = ("Severity", "Source", "Code", "Message", "Where")
 SEVERITY_COLOR = {"error": Qt.GlobalColor.red, "warning": Qt.GlobalColor.darkYellow}
 
 
@@ -37,11 +39,17 @@ def where(d: Diagnostic) -> str:
     return "  ".join(parts)
 
 
-class DiagnosticModel(QAbstractTableModel):
+class DiagnosticModel(ColumnTableModel):
+    COLUMNS = ("Severity", "Source", "Code", "Message", "Where")
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.rows: list[tuple[str, Diagnostic]] = []  # (origin, diagnostic)
         self._seen: set[tuple] = set()
+        self._icons: dict[str, object] = {}
+
+    def row_items(self) -> list:
+        return self.rows
 
     @staticmethod
     def _key(origin: str, d: Diagnostic) -> tuple:
@@ -64,17 +72,6 @@ class DiagnosticModel(QAbstractTableModel):
         self._seen = {self._key(o, d) for o, d in self.rows}
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
-        return len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
@@ -87,6 +84,10 @@ class DiagnosticModel(QAbstractTableModel):
             return str(d) + (f"\n\n{tb}" if tb else "")
         if role == Qt.ItemDataRole.ForegroundRole and col == 0:
             return SEVERITY_COLOR.get(d.severity)
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            if d.severity not in self._icons:
+                self._icons[d.severity] = resources.icon(f"severity.{d.severity}")
+            return self._icons[d.severity]
         return None
 
 
@@ -101,10 +102,9 @@ class _SeverityProxy(QSortFilterProxyModel):
         return order.get(sev, 0) >= order.get(self.minimum, 0)
 
 
-class DiagnosticsPanel(QWidget):
+class DiagnosticsPanel(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, parent)
         self.model = DiagnosticModel()
         self.proxy = _SeverityProxy()
         self.proxy.setSourceModel(self.model)
@@ -117,7 +117,7 @@ class DiagnosticsPanel(QWidget):
         bar.addWidget(QLabel("Show"))
         bar.addWidget(self.severity)
         clear = QPushButton("Clear runtime")
-        clear.clicked.connect(lambda: self.model.clear("runtime"))
+        clear.clicked.connect(self.clear_runtime)
         bar.addWidget(clear)
         bar.addStretch(1)
         self.count = QLabel("")
@@ -135,9 +135,16 @@ class DiagnosticsPanel(QWidget):
         self.view.activated.connect(self._on_activated)
         self.view.doubleClicked.connect(self._on_activated)
         layout.addWidget(self.view, 1)
-        self._faults_seen: set[str] = set()
-        ctx.session.diagnostics_changed.connect(self.refresh_composition)
+        ctx.workspace.diagnostics_changed.connect(self.refresh_composition)
         self.refresh_composition()
+
+    def on_theme_changed(self) -> None:
+        self.model._icons.clear()
+        self.view.viewport().update()
+
+    def clear_runtime(self) -> None:
+        self.model.clear("runtime")
+        self._update_count()
 
     def _on_severity(self, text: str) -> None:
         self.proxy.beginFilterChange()
@@ -148,16 +155,17 @@ class DiagnosticsPanel(QWidget):
         self.model.clear("composition")
         self.model.clear("lint")
         self.model.clear("runtime")
-        self.model.add("composition", self.ctx.session.composition_diagnostics())
-        self.model.add("lint", self.ctx.session.lint_diagnostics())
+        self.model.add("composition", self.ctx.workspace.composition_diagnostics())
+        self.model.add("lint", self.ctx.workspace.lint_diagnostics())
         self._update_count()
 
+    def on_events(self, events: tuple) -> None:
+        """Every tick's diagnostics (faults included) arrive here, not only the drawn frames'."""
+        if self.model.add("runtime", [e.diagnostic for e in events if isinstance(e, DiagnosticEvent)]):
+            self._update_count()
+
     def on_frame(self, snap: WorkbenchSnapshot) -> None:
-        # snapshot.diagnostics holds those new since the previous *snapshot*; the bridge keeps
-        # every tick's, so read the accumulated list it gathered.
-        added = self.model.add("runtime", self.ctx.bridge.take_diagnostics())
-        added += self.model.add("runtime", snap.faults)
-        if added:
+        if self.model.add("runtime", snap.faults):  # the standing fault, if any (deduplicated)
             self._update_count()
 
     def _update_count(self) -> None:
@@ -173,6 +181,6 @@ class DiagnosticsPanel(QWidget):
         """Select the prim the diagnostic names, else open its file at its line."""
         if d.path and str(d.path).startswith("/"):
             prim = str(d.path).split(".", 1)[0]
-            self.ctx.session.selection.set([prim])
+            self.ctx.selection.set([prim])
         elif d.layer:
             self.ctx.open_location(str(d.layer), int(d.line or 0))

@@ -18,20 +18,20 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QVBoxLayout,
-    QWidget,
 )
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
-from luncosim_workbench.panels.base import PanelContext
-from luncosim_workbench.panels.ports.model import PORT_MIME
+from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_workbench import resources
+from luncosim_workbench.context import PanelContext
+from luncosim_workbench.mime import PORT_MIME
+from luncosim_workbench.plugins import PanelWidget
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 
 
-class PlotsPanel(QWidget):
+class PlotsPanel(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, parent)
         self.channels: list[str] = []
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.setAcceptDrops(True)
@@ -47,7 +47,7 @@ class PlotsPanel(QWidget):
         self.paused = QCheckBox("Pause (scroll freely)")
         bar.addWidget(self.paused)
         export = QPushButton("Export CSV…")
-        export.clicked.connect(self._ask_export)
+        export.clicked.connect(self.ask_export)
         bar.addWidget(export)
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear_channels)
@@ -56,7 +56,8 @@ class PlotsPanel(QWidget):
         self.readout = QLabel("Drop ports here from the Ports panel")
         bar.addWidget(self.readout)
         layout.addLayout(bar)
-        self.plot = pg.PlotWidget(background="w")
+        theme = resources.current_theme()
+        self.plot = pg.PlotWidget(background=theme.plot_background)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "sim time", units="s")
         self.plot.setClipToView(True)
@@ -67,7 +68,21 @@ class PlotsPanel(QWidget):
         self.plot.addItem(self.cursor, ignoreBounds=True)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse)
         layout.addWidget(self.plot, 1)
-        self._last_t = 0.0
+        self._apply_theme()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == event.Type.PaletteChange:
+            self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        """Plot colours follow the workbench theme."""
+        theme = resources.current_theme()
+        self.plot.setBackground(theme.plot_background)
+        for axis in ("left", "bottom"):
+            ax = self.plot.getPlotItem().getAxis(axis)
+            ax.setPen(theme.plot_foreground)
+            ax.setTextPen(theme.plot_foreground)
 
     # ------------------------------------------------------------------ channels
     def add_channel(self, key: str) -> bool:
@@ -115,7 +130,7 @@ class PlotsPanel(QWidget):
     def redraw(self) -> None:
         if not self.channels:
             return
-        ring = self.ctx.bridge.telemetry
+        ring = self.ctx.telemetry
         _ticks, times, _vals = ring.read([], None)
         if not len(times):
             for c in self.curves.values():
@@ -127,7 +142,6 @@ class PlotsPanel(QWidget):
         for j, key in enumerate(self.channels):
             self.curves[key].setData(times, values[:, j], connect="finite")
         self.plot.setXRange(max(t_start, float(times[0]) if len(times) else t_start), max(t_end, t_start + 1e-3), padding=0)
-        self._last_t = t_end
 
     def _on_mouse(self, pos) -> None:
         if not self.channels:
@@ -141,7 +155,7 @@ class PlotsPanel(QWidget):
 
     def readout_at(self, t: float) -> str:
         """``t = ...  key = value`` at the sample nearest ``t``."""
-        _ticks, times, values = self.ctx.bridge.telemetry.read(self.channels)
+        _ticks, times, values = self.ctx.telemetry.read(self.channels)
         if not len(times):
             return "no samples"
         i = int(np.clip(np.searchsorted(times, t), 0, len(times) - 1))
@@ -152,13 +166,13 @@ class PlotsPanel(QWidget):
         return "  ".join(parts)
 
     # ------------------------------------------------------------------ export
-    def _ask_export(self) -> None:
+    def ask_export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", "telemetry.csv", "CSV (*.csv)")
         if path:
             self.export_csv(Path(path))
 
     def export_csv(self, path: Path) -> Path:
         """Every recorded sample of the plotted channels (all ports when none is plotted)."""
-        out = self.ctx.bridge.telemetry.to_csv(path, self.channels or None)
+        out = self.ctx.telemetry.to_csv(path, self.channels or None)
         self.ctx.notify(f"Exported telemetry to {out}")
         return out

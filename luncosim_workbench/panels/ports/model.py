@@ -6,13 +6,14 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QMimeData, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QMimeData, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
 
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
+from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_workbench.mime import PORT_MIME
+from luncosim_workbench.widgets.table_model import ColumnTableModel
 
-COLUMNS = ("Port", "Dir", "Type", "Unit", "Value", "Owner / source", "Writable", "Wires")
 VALUE_COL = 4
-PORT_MIME = "application/x-luncosim-port"
 KEY_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -27,7 +28,9 @@ def wires_by_port(wires: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-class PortTableModel(QAbstractTableModel):
+class PortTableModel(ColumnTableModel):
+    COLUMNS = ("Port", "Dir", "Type", "Unit", "Value", "Owner / source", "Writable", "Wires")
+
     def __init__(self, write: Callable[[str, str, float], None] = lambda *_a: None, parent=None) -> None:
         super().__init__(parent)
         self.write = write  # (prim, name, value): send SetPorts
@@ -75,16 +78,8 @@ class PortTableModel(QAbstractTableModel):
         return None if math.isnan(v) else v
 
     # ------------------------------------------------------------------ Qt
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802
-        return 0 if parent.isValid() else len(self.ports)
-
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
-        return len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def row_items(self) -> list:
+        return self.ports
 
     def editable(self, row: int) -> bool:
         p = self.ports[row]
@@ -93,43 +88,36 @@ class PortTableModel(QAbstractTableModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        p = self.ports[index.row()]
-        key = self.keys[index.row()]
-        col = index.column()
+        row, col = index.row(), index.column()
+        key = self.keys[row]
         if role == KEY_ROLE:
             return key
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            if col == 0:
-                return key
-            if col == 1:
-                return p.get("direction", "")
-            if col == 2:
-                return p.get("type", "")
-            if col == 3:
-                return p.get("unit", "")
-            if col == VALUE_COL:
-                v = self._values[index.row()] if index.row() < len(self._values) else math.nan
-                if role == Qt.ItemDataRole.EditRole:
-                    return 0.0 if math.isnan(v) else float(v)
-                return "pending" if math.isnan(v) else f"{v:.6g}"
-            if col == 5:
-                return f"{p.get('authority', '')} / {p.get('source', '')}"
-            if col == 6:
-                return "yes" if p.get("writable") else ""
-            if col == 7:
-                return "  ".join(self.wires.get(key, []))
+            return self._text(row, col, role == Qt.ItemDataRole.EditRole)
         if role == Qt.ItemDataRole.ToolTipRole:
+            p = self.ports[row]
             lo, hi = p.get("min"), p.get("max")
             rng = f"\nrange [{lo}, {hi}]" if lo is not None or hi is not None else ""
             return f"{key}{rng}\n" + "\n".join(self.wires.get(key, []))
         if role == Qt.ItemDataRole.ForegroundRole:
             if key in self.broken:
                 return Qt.GlobalColor.red
-            if col == VALUE_COL and self.editable(index.row()):
-                return Qt.GlobalColor.darkBlue
+            if col == VALUE_COL and self.editable(row):
+                return QGuiApplication.palette().color(QPalette.ColorRole.Link)  # writable: link-coloured
         if role == Qt.ItemDataRole.TextAlignmentRole and col == VALUE_COL:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _text(self, row: int, col: int, edit: bool):
+        p, key = self.ports[row], self.keys[row]
+        if col == VALUE_COL:
+            v = self._values[row] if row < len(self._values) else math.nan
+            if edit:
+                return 0.0 if math.isnan(v) else float(v)
+            return "pending" if math.isnan(v) else f"{v:.6g}"
+        return (key, p.get("direction", ""), p.get("type", ""), p.get("unit", ""), None,
+                f"{p.get('authority', '')} / {p.get('source', '')}", "yes" if p.get("writable") else "",
+                "  ".join(self.wires.get(key, [])))[col]
 
     def flags(self, index):
         f = super().flags(index) | Qt.ItemFlag.ItemIsDragEnabled

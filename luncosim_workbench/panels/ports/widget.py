@@ -15,19 +15,18 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QTableView,
     QVBoxLayout,
-    QWidget,
 )
 
 from luncosim_core.api import ListConnections, ListPorts, SetPorts
-from luncosim_core.sim.snapshot import WorkbenchSnapshot
-from luncosim_workbench.panels.base import PanelContext
+from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.ports.model import PortFilterProxy, PortTableModel
+from luncosim_workbench.plugins import PanelWidget
 
 
-class PortsPanel(QWidget):
+class PortsPanel(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, parent)
         self.model = PortTableModel(self.write_port)
         self.proxy = PortFilterProxy()
         self.proxy.setSourceModel(self.model)
@@ -83,12 +82,14 @@ class PortsPanel(QWidget):
         self.poll = QTimer(self)
         self.poll.setInterval(30)
         self.poll.timeout.connect(self._poll)
-        ctx.session.selection.changed.connect(lambda _p: self._apply_selection())
         self._apply_selection()
 
     # ------------------------------------------------------------------ data
+    def on_selection(self, _added: tuple, _removed: tuple) -> None:
+        self._apply_selection()
+
     def _apply_selection(self) -> None:
-        sel = self.ctx.session.selection.paths
+        sel = self.ctx.selection.paths
         self.proxy.set_filter(prims=sel if (self.selection_only.isChecked() and sel) else None)
 
     def on_frame(self, snap: WorkbenchSnapshot) -> None:
@@ -101,24 +102,18 @@ class PortsPanel(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
-        snap = self.ctx.bridge.latest
+        snap = self.ctx.latest
         if snap is not None:
             self.model.update_values(snap)
 
     def refresh_ports(self) -> None:
         """Ask the simulation for the port list and wires (answered between ticks)."""
-        ports = self.ctx.bridge.query(ListPorts(None))
-        wires = self.ctx.bridge.query(ListConnections(None))
-        if ports is not None and wires is not None:
-            self._pending.append(("index", ports, wires))
-            self.poll.start()
+        self._pending.append(("index", self.ctx.query(ListPorts(None)), self.ctx.query(ListConnections(None))))
+        self.poll.start()
 
-    def write_port(self, prim: str, name: str, value: float) -> Future | None:
+    def write_port(self, prim: str, name: str, value: float) -> Future:
         """Send ``SetPorts``; the result (admission tick, or the refusal) shows below the table."""
-        fut = self.ctx.bridge.send(SetPorts(target=prim, writes={name: value}, correlation_id=f"ports-panel:{prim}.{name}"))
-        if fut is None:
-            self.status.setText("No simulation is running: the write was not sent")
-            return None
+        fut = self.ctx.send(SetPorts(target=prim, writes={name: value}, correlation_id=f"ports-panel:{prim}.{name}"))
         self.status.setText(f"{prim}.{name} <- {value:g}: queued for the next tick")
         self._pending.append(("write", fut, f"{prim}.{name}"))
         self.poll.start()
@@ -127,26 +122,30 @@ class PortsPanel(QWidget):
     def _poll(self) -> None:
         still = []
         for kind, fut, extra in self._pending:
-            if kind == "index":
-                if fut.done() and extra.done():
-                    pr, wr = fut.result(), extra.result()
-                    self.model.set_ports(list(pr.value or []) if pr.ok else [], list(wr.value or []) if wr.ok else [])
-                    snap = self.ctx.bridge.latest
-                    if snap is not None:
-                        self.model.update_values(snap)
-                    self.status.setText(f"{len(self.model.ports)} ports, {sum(len(v) for v in self.model.wires.values()) // 2} wires")
-                else:
-                    still.append((kind, fut, extra))
-            elif fut.done():
-                res = fut.result()
-                if res.ok:
-                    self.status.setText(f"{extra} admitted at tick {res.tick} (sequence {res.sequence}); see CausalTrace")
-                else:
-                    msg = "; ".join(d.message for d in res.diagnostics)
-                    self.status.setText(f"{extra} refused: {msg}")
-                    self.ctx.notify(f"SetPorts refused: {msg}")
+            if kind == "index" and fut.done() and extra.done():
+                self._show_index(fut.result(), extra.result())
+            elif kind == "write" and fut.done():
+                self._show_write(fut.result(), extra)
             else:
                 still.append((kind, fut, extra))
         self._pending = still
         if not still:
             self.poll.stop()
+
+    def _show_index(self, ports, wires) -> None:
+        self.model.set_ports(list(ports.value or []) if ports.ok else [], list(wires.value or []) if wires.ok else [])
+        snap = self.ctx.latest
+        if snap is not None:
+            self.model.update_values(snap)
+        if not ports.ok:
+            self.status.setText("; ".join(d.message for d in ports.diagnostics))
+            return
+        self.status.setText(f"{len(self.model.ports)} ports, {sum(len(v) for v in self.model.wires.values()) // 2} wires")
+
+    def _show_write(self, res, what: str) -> None:
+        if res.ok:
+            self.status.setText(f"{what} admitted at tick {res.tick} (sequence {res.sequence}); see CausalTrace")
+            return
+        msg = "; ".join(d.message for d in res.diagnostics)
+        self.status.setText(f"{what} refused: {msg}")
+        self.ctx.notify(f"SetPorts refused: {msg}")

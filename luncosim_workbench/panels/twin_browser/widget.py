@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
-    QWidget,
 )
 
 from luncosim_core.twin.twin import USD_SUFFIXES
-from luncosim_workbench.panels.assembly.prim_tree import ASSET_MIME
-from luncosim_workbench.panels.base import PanelContext
+from luncosim_workbench import resources
+from luncosim_workbench.context import PanelContext
+from luncosim_workbench.mime import ASSET_MIME
+from luncosim_workbench.plugins import PanelWidget
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 ACTION_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -41,10 +42,9 @@ class _DraggableTree(QTreeWidget):
         return [ASSET_MIME, "text/uri-list"]
 
 
-class TwinBrowser(QWidget):
+class TwinBrowser(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         self.header = QLabel("No twin open")
@@ -58,8 +58,8 @@ class TwinBrowser(QWidget):
         self.tree.itemActivated.connect(self._on_activated)
         layout.addWidget(self.tree, 1)
         self.sections: dict[str, QTreeWidgetItem] = {}
-        ctx.session.opened.connect(lambda _r: self.refresh())
-        ctx.session.diagnostics_changed.connect(self.refresh)
+        ctx.workspace.opened.connect(lambda _r: self.refresh())
+        ctx.workspace.diagnostics_changed.connect(self.refresh)
         self.refresh()
 
     def _section(self, key: str, title: str) -> QTreeWidgetItem:
@@ -74,6 +74,7 @@ class TwinBrowser(QWidget):
 
     def _file_item(self, parent: QTreeWidgetItem, label: str, path: Path, action: str, detail: str = "") -> QTreeWidgetItem:
         item = QTreeWidgetItem([label, detail])
+        item.setIcon(0, resources.icon("scene" if action == "open" else "library" if action.startswith("preview") else "file"))
         item.setData(0, PATH_ROLE, str(path))
         item.setData(0, ACTION_ROLE, action)
         item.setToolTip(0, str(path))
@@ -87,7 +88,7 @@ class TwinBrowser(QWidget):
     def refresh(self) -> None:
         self.tree.clear()
         self.sections.clear()
-        session = self.ctx.session
+        session = self.ctx.workspace
         twin = session.twin
         if twin is None:
             self.header.setText("No twin open (Ctrl+O)")
@@ -95,7 +96,7 @@ class TwinBrowser(QWidget):
         scene = session.scene
         mode = "preview" if session.preview else "scene"
         self.header.setText(f"<b>{twin.name}</b> — {twin.root}<br>{mode}: "
-                            f"{twin.relative(scene) if scene else (session.result.reason or 'none')}")
+                            f"{twin.relative(scene) if scene else (session.reason or 'none')}")
         scenes = self._section("scenes", "Scenes")
         for p in twin.scene_entries():
             item = self._file_item(scenes, twin.relative(p), p, "open", "default" if p == twin.default_scene else "")
@@ -127,6 +128,7 @@ class TwinBrowser(QWidget):
         diags = session.composition_diagnostics()
         for d in diags:
             item = QTreeWidgetItem([f"{d.severity}: {d.code}", d.message])
+            item.setIcon(0, resources.icon(f"severity.{d.severity}"))
             item.setToolTip(1, str(d))
             warnings.addChild(item)
         warnings.setText(1, f"{len(diags)}" if diags else "none")
@@ -136,7 +138,7 @@ class TwinBrowser(QWidget):
     def _on_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         path = item.data(0, PATH_ROLE)
         action = item.data(0, ACTION_ROLE)
-        twin = self.ctx.session.twin
+        twin = self.ctx.workspace.twin
         if not path or twin is None:
             return
         if action == "open":

@@ -19,12 +19,13 @@ from vispy.util.quaternion import Quaternion
 
 from ..model import camera_math as cm
 from ..model import overlays as ov
+from ..model.overlay_layers import OVERLAY_LAYERS, OverlayInputs
 from ..model.picking import PickHit, pick_hit
 from ..model.scene_model import SceneModel
 from ..model.transforms import apply
 from .batched_mesh import BucketMeshAdapter
 from .decorations import AxesGizmo, GridAdapter
-from .overlay_adapters import LabelsAdapter, LinesAdapter, MarkersAdapter
+from .overlay_adapters import make_adapter
 
 if TYPE_CHECKING:
     from luncosim_core.physics.debug import DebugInfo
@@ -57,15 +58,8 @@ class ViewportCanvas:
         self.gizmo = AxesGizmo(self.canvas, self.view)
         self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
-        self.overlays = dict.fromkeys(ov.OVERLAY_NAMES, False)
-        self._ov_lines = {
-            n: LinesAdapter(self.view.scene, width=2.0, on_top=n != "colliders")
-            for n in ("joints", "colliders", "contacts", "com", "escaped")
-        }
-        self._ov_markers = {
-            n: MarkersAdapter(self.view.scene) for n in ("contacts", "com", "escaped")
-        }
-        self._ov_labels = LabelsAdapter(self.view.scene)
+        self.overlay_layers = {cls.name: cls() for cls in OVERLAY_LAYERS}
+        self._overlay_adapters = [make_adapter(layer, self.view.scene) for layer in self.overlay_layers.values()]
 
     # ------------------------------------------------------------------ content
     def set_stage(self, stage) -> None:
@@ -80,15 +74,14 @@ class ViewportCanvas:
     def set_body_poses(self, body_paths: Sequence[str], positions, orientations) -> tuple[str, ...]:
         unknown = self.model.set_body_poses(body_paths, positions, orientations)
         self._sync_meshes()
-        if self.overlays["labels"] or self.overlays["escaped"]:
-            self._refresh_overlays(("labels", "escaped"))
+        self._refresh_overlays(self._following("poses"))
         self.canvas.update()
         return unknown
 
     def update_prims(self, paths: Sequence[str]) -> None:
         self.model.update_prims(paths)
         self._sync_meshes()
-        self._refresh_overlays(("labels", "escaped"))
+        self._refresh_overlays(self._following("poses"))
         self.canvas.update()
 
     def set_selection(self, paths: Sequence[str]) -> None:
@@ -122,17 +115,25 @@ class ViewportCanvas:
 
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self.labels = {str(k): str(v) for k, v in labels.items()}
-        self._refresh_overlays(("labels",))
+        self._refresh_overlays(self._following("labels"))
         self.canvas.update()
 
+    @property
+    def overlays(self) -> dict[str, bool]:
+        """Overlay name -> enabled."""
+        return {name: layer.enabled for name, layer in self.overlay_layers.items()}
+
     def set_overlay(self, name: str, enabled: bool) -> None:
-        if name not in self.overlays:
+        if name not in self.overlay_layers:
             raise ValueError(
                 f"unknown overlay {name!r}; expected one of {', '.join(ov.OVERLAY_NAMES)}"
             )
-        self.overlays[name] = bool(enabled)
-        self._refresh_overlays((name,))
+        self.overlay_layers[name].set_enabled(enabled, self._overlay_inputs())
         self.canvas.update()
+
+    def _following(self, what: str) -> tuple[str, ...]:
+        """Enabled overlays whose geometry depends on ``what`` (poses, labels)."""
+        return tuple(n for n, layer in self.overlay_layers.items() if layer.enabled and what in layer.follows)
 
     def _scale(self) -> float:
         b = self.model.bounds()
@@ -150,30 +151,18 @@ class ViewportCanvas:
         bp = self.model.body_position(path)
         return bp
 
+    def _overlay_inputs(self) -> OverlayInputs:
+        return OverlayInputs(self.debug_info, self.model.stage_to_view, self._scale(), self.labels,
+                             self.model.body_position, self._label_anchor)
+
     def _refresh_overlays(self, names: Sequence[str] = ov.OVERLAY_NAMES) -> None:
-        info, s2v, size = self.debug_info, self.model.stage_to_view, self._scale()
+        """Rebuild the named overlays that are on (each layer tells its adapter)."""
+        names = [n for n in names if self.overlay_layers[n].enabled]
+        if not names:
+            return
+        inputs = self._overlay_inputs()
         for name in names:
-            on = self.overlays[name]
-            lines = markers = None
-            if name == "joints" and on:
-                lines = ov.joint_lines(info.joints, s2v, size)
-            elif name == "colliders" and on:
-                lines = ov.collider_lines(info.colliders, s2v)
-            elif name == "contacts" and on:
-                lines, markers = ov.contact_geometry(info, s2v, size)
-            elif name == "com" and on:
-                lines, markers = ov.com_geometry(info, s2v, size * 0.5)
-            elif name == "escaped" and on:
-                pos = self.model.body_position(info.escaped_body) if info.escaped_body else None
-                lines, markers = ov.escaped_geometry(info, s2v, pos, size)
-            if name == "labels":
-                self._ov_labels.set_data(
-                    ov.label_geometry(self.labels, self._label_anchor) if on else None
-                )
-                continue
-            self._ov_lines[name].set_data(lines)
-            if name in self._ov_markers:
-                self._ov_markers[name].set_data(markers)
+            self.overlay_layers[name].update(inputs)
 
     # ------------------------------------------------------------------ camera
     @property
@@ -328,4 +317,7 @@ class ViewportCanvas:
         for a in self._mesh_adapters.values():
             a.close()
         self._mesh_adapters.clear()
+        for a in self._overlay_adapters:
+            a.close()
+        self._overlay_adapters.clear()
         self.canvas.close()

@@ -1,7 +1,10 @@
-"""Adapters for overlay visual kinds: line segments, point markers and text labels.
+"""Vispy adapters for overlay layers, chosen by a registry (napari's layer-to-visual map).
 
-Each adapter owns one vispy node, takes plain arrays from :mod:`..model.overlays` and hides its
-node when given nothing to draw (vispy visuals dislike empty buffers).
+``OVERLAY_ADAPTERS`` maps a layer type to the adapter class that draws it; ``make_adapter``
+finds the adapter by the layer's class (or a base class). An adapter owns its vispy nodes,
+connects to ``layer.changed`` in ``__init__`` and disconnects in ``close()``. The node wrappers
+below take plain arrays from :mod:`..model.overlays` and hide their node when given nothing
+(vispy visuals dislike empty buffers).
 """
 
 from __future__ import annotations
@@ -9,11 +12,20 @@ from __future__ import annotations
 import numpy as np
 from vispy import scene
 
+from ..model.overlay_layers import (
+    CenterOfMassLayer,
+    CollidersLayer,
+    ContactsLayer,
+    EscapedLayer,
+    JointsLayer,
+    LabelsLayer,
+    OverlayLayer,
+)
 from ..model.overlays import Labels, Lines, Markers
 
 
-class LinesAdapter:
-    """Coloured line segments (pairs of points), drawn on top of nothing: depth tested."""
+class LinesNode:
+    """Coloured line segments (pairs of points); depth tested unless ``on_top``."""
 
     def __init__(self, parent, width: float = 2.0, on_top: bool = False) -> None:
         self.node = scene.visuals.Line(
@@ -39,7 +51,7 @@ class LinesAdapter:
         self.node.parent = None
 
 
-class MarkersAdapter:
+class MarkersNode:
     """Screen-sized point markers (discs), always on top so they stay visible inside bodies."""
 
     def __init__(self, parent) -> None:
@@ -66,7 +78,7 @@ class MarkersAdapter:
         self.node.parent = None
 
 
-class LabelsAdapter:
+class LabelsNode:
     """Text anchored at 3D points, drawn on top."""
 
     def __init__(self, parent) -> None:
@@ -92,3 +104,88 @@ class LabelsAdapter:
 
     def close(self) -> None:
         self.node.parent = None
+
+
+class VispyOverlay:
+    """Base adapter: subscribes to its layer in ``__init__``, unsubscribes in ``close()``."""
+
+    def __init__(self, layer: OverlayLayer, parent) -> None:
+        self.layer = layer
+        layer.changed.connect(self._on_changed)
+        self._on_changed()
+
+    def _on_changed(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.layer.changed.disconnect(self._on_changed)
+
+
+class VispyLinesOverlay(VispyOverlay):
+    """Line segments only (joint frames, collider outlines)."""
+
+    on_top = True
+
+    def __init__(self, layer: OverlayLayer, parent) -> None:
+        self.lines = LinesNode(parent, width=2.0, on_top=self.on_top)
+        super().__init__(layer, parent)
+
+    def _on_changed(self) -> None:
+        self.lines.set_data(self.layer.lines)
+
+    def close(self) -> None:
+        super().close()
+        self.lines.close()
+
+
+class VispyDepthTestedLinesOverlay(VispyLinesOverlay):
+    """Lines hidden behind geometry (collider outlines would clutter through the bodies)."""
+
+    on_top = False
+
+
+class VispyMarkedLinesOverlay(VispyLinesOverlay):
+    """Lines plus point markers (contacts, centres of mass, an escaped body)."""
+
+    def __init__(self, layer: OverlayLayer, parent) -> None:
+        self.markers = MarkersNode(parent)
+        super().__init__(layer, parent)
+
+    def _on_changed(self) -> None:
+        super()._on_changed()
+        self.markers.set_data(self.layer.markers)
+
+    def close(self) -> None:
+        super().close()
+        self.markers.close()
+
+
+class VispyLabelsOverlay(VispyOverlay):
+    def __init__(self, layer: OverlayLayer, parent) -> None:
+        self.text = LabelsNode(parent)
+        super().__init__(layer, parent)
+
+    def _on_changed(self) -> None:
+        self.text.set_data(self.layer.labels)
+
+    def close(self) -> None:
+        super().close()
+        self.text.close()
+
+
+OVERLAY_ADAPTERS: dict[type[OverlayLayer], type[VispyOverlay]] = {
+    JointsLayer: VispyLinesOverlay,
+    CollidersLayer: VispyDepthTestedLinesOverlay,
+    ContactsLayer: VispyMarkedLinesOverlay,
+    CenterOfMassLayer: VispyMarkedLinesOverlay,
+    EscapedLayer: VispyMarkedLinesOverlay,
+    LabelsLayer: VispyLabelsOverlay,
+}
+
+
+def make_adapter(layer: OverlayLayer, parent) -> VispyOverlay:
+    """The adapter registered for ``layer``'s class (or its nearest registered base)."""
+    for cls in type(layer).__mro__:
+        if cls in OVERLAY_ADAPTERS:
+            return OVERLAY_ADAPTERS[cls](layer, parent)
+    raise TypeError(f"no overlay adapter registered for {type(layer).__name__}")

@@ -133,9 +133,61 @@ _AXIS_PERM = {
 }
 
 
+def _box_segments(d: dict, seg) -> None:
+    h = np.asarray(d["half_extents"], np.float64)
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * h
+    for i in range(8):
+        for j in range(i + 1, 8):
+            if np.count_nonzero(corners[i] != corners[j]) == 1:
+                seg(corners[i], corners[j])
+
+
+def _sphere_segments(d: dict, seg) -> None:
+    ring = _circle(float(d["radius"]))
+    for perm in (_AXIS_PERM["Z"], _AXIS_PERM["X"], _AXIS_PERM["Y"]):
+        seg(*_polyline_segments(ring @ perm.T))
+
+
+def _round_segments(shape: str, d: dict, seg) -> None:
+    """Cylinders, capsules and cones along their ``axis``: end rings, side lines, cap arcs."""
+    r, h = float(d["radius"]), float(d["height"])
+    perm = _AXIS_PERM[str(d.get("axis", "Z"))]
+    ring = _circle(r)
+    lo = ring + [0, 0, -h / 2]
+    hi = ring + [0, 0, h / 2]
+    seg(*_polyline_segments(lo @ perm.T))
+    if shape == "cone":
+        for k in range(0, 24, 6):
+            seg(lo[k] @ perm.T, np.array([0, 0, h / 2]) @ perm.T)
+        return
+    seg(*_polyline_segments(hi @ perm.T))
+    for k in range(0, 24, 6):
+        seg(lo[k] @ perm.T, hi[k] @ perm.T)
+    if shape == "capsule":
+        t = np.linspace(0.0, np.pi, 13)
+        for ang in (0.0, np.pi / 2):
+            ca, sa = np.cos(ang), np.sin(ang)
+            for sign in (1.0, -1.0):
+                arc = np.stack([r * np.cos(t) * ca, r * np.cos(t) * sa, sign * (h / 2 + r * np.sin(t))], -1)
+                seg(*_polyline_segments(arc @ perm.T))
+
+
+def _mesh_segments(d: dict, seg) -> None:
+    v = np.asarray(d.get("vertices", ()), np.float64).reshape(-1, 3)
+    idx = d.get("indices")
+    if idx is not None and len(idx):
+        tri = np.asarray(idx, np.int64).reshape(-1, 3)
+        e = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
+        e = np.unique(np.sort(e, axis=1), axis=0)
+        seg(v[e[:, 0]], v[e[:, 1]])
+    elif len(v):
+        # hull faces are not given: draw a star from the centre to each vertex
+        centre = v.mean(axis=0)
+        seg(np.repeat(centre[None], len(v), 0), v)
+
+
 def collider_local_segments(c: ColliderInfo) -> tuple[np.ndarray, np.ndarray]:
     """Wireframe of one collider in its own frame (world units), as segment endpoints."""
-    d = c.dims
     a_list: list[np.ndarray] = []
     b_list: list[np.ndarray] = []
 
@@ -144,52 +196,13 @@ def collider_local_segments(c: ColliderInfo) -> tuple[np.ndarray, np.ndarray]:
         b_list.append(np.asarray(b, np.float64).reshape(-1, 3))
 
     if c.shape == "box":
-        h = np.asarray(d["half_extents"], np.float64)
-        corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * h
-        for i in range(8):
-            for j in range(i + 1, 8):
-                if np.count_nonzero(corners[i] != corners[j]) == 1:
-                    seg(corners[i], corners[j])
+        _box_segments(c.dims, seg)
     elif c.shape == "sphere":
-        r = float(d["radius"])
-        ring = _circle(r)
-        for perm in (_AXIS_PERM["Z"], _AXIS_PERM["X"], _AXIS_PERM["Y"]):
-            seg(*_polyline_segments(ring @ perm.T))
+        _sphere_segments(c.dims, seg)
     elif c.shape in ("cylinder", "capsule", "cone"):
-        r, h = float(d["radius"]), float(d["height"])
-        perm = _AXIS_PERM[str(d.get("axis", "Z"))]
-        ring = _circle(r)
-        lo = ring + [0, 0, -h / 2]
-        hi = ring + [0, 0, h / 2]
-        seg(*_polyline_segments(lo @ perm.T))
-        if c.shape == "cone":
-            for k in range(0, 24, 6):
-                seg(lo[k] @ perm.T, np.array([0, 0, h / 2]) @ perm.T)
-        else:
-            seg(*_polyline_segments(hi @ perm.T))
-            for k in range(0, 24, 6):
-                seg(lo[k] @ perm.T, hi[k] @ perm.T)
-        if c.shape == "capsule":
-            t = np.linspace(0.0, np.pi, 13)
-            for ang in (0.0, np.pi / 2):
-                ca, sa = np.cos(ang), np.sin(ang)
-                for sign in (1.0, -1.0):
-                    arc = np.stack(
-                        [r * np.cos(t) * ca, r * np.cos(t) * sa, sign * (h / 2 + r * np.sin(t))], -1
-                    )
-                    seg(*_polyline_segments(arc @ perm.T))
+        _round_segments(c.shape, c.dims, seg)
     elif c.shape in ("convex", "trimesh"):
-        v = np.asarray(d.get("vertices", ()), np.float64).reshape(-1, 3)
-        idx = d.get("indices")
-        if idx is not None and len(idx):
-            tri = np.asarray(idx, np.int64).reshape(-1, 3)
-            e = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
-            e = np.unique(np.sort(e, axis=1), axis=0)
-            seg(v[e[:, 0]], v[e[:, 1]])
-        elif len(v):
-            # hull faces are not given: draw the vertices' bounding box and a star to each vertex
-            centre = v.mean(axis=0)
-            seg(np.repeat(centre[None], len(v), 0), v)
+        _mesh_segments(c.dims, seg)
     else:
         raise ValueError(f"collider {c.prim_path}: unknown shape {c.shape!r}")
     if not a_list:

@@ -48,13 +48,6 @@ def rigid_part(matrix: np.ndarray) -> np.ndarray:
     return out
 
 
-def pose_matrix(position: np.ndarray, orientation_wxyz: np.ndarray) -> np.ndarray:
-    out = np.eye(4)
-    out[:3, :3] = quat_to_matrix(orientation_wxyz)
-    out[:3, 3] = position
-    return out
-
-
 def stage_to_view(up_axis: str, meters_per_unit: float) -> np.ndarray:
     """The 4x4 taking stage coordinates (stage units, authored up axis) to the view frame."""
     if up_axis not in ("Y", "Z"):

@@ -8,8 +8,7 @@ from luncosim_core.twin import open_path
 from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import AddPrim, RemovePrim, SetAttribute
 from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
-
-from .conftest import SCENE_REL
+from luncosim_workbench.testing import SCENE_REL
 
 PART = """#usda 1.0
 (

@@ -28,13 +28,13 @@ def test_edit_an_attribute_then_undo_restores_it(opened, qtbot):
     assert doc.dirty
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
     assert opened.isWindowModified()
-    assert opened.actions_by_id["undo"].isEnabled()
+    assert opened.action("edit.undo").isEnabled()
     qtbot.waitUntil(lambda: inspector.editors.get("size") is not editor, timeout=2000)  # refreshed
-    opened.actions_by_id["undo"].trigger()
+    opened.action("edit.undo").trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 0.5
     assert doc.export_layers() == original
     qtbot.waitUntil(lambda: inspector.editors["size"].value() == 0.5, timeout=2000)
-    opened.actions_by_id["redo"].trigger()
+    opened.action("edit.redo").trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
 
 

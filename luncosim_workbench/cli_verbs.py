@@ -1,0 +1,111 @@
+"""``luncosim render`` and ``luncosim screenshot``: the verbs that need vispy or Qt.
+
+They join the ``luncosim`` command through the ``luncosim.cli`` entry point
+(``workbench = "luncosim_workbench.cli_verbs:add_workbench_verbs"``); importing this module loads
+no GUI toolkit (each verb imports what it needs when it runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from luncosim_core import cli_args
+from luncosim_core.cli import parse_sets
+
+
+def parse_camera(text: str | None):
+    """``iso``/``front``/``top``/... or ``EX,EY,EZ:CX,CY,CZ`` (eye and centre, stage units)."""
+    if not text:
+        return None
+    if ":" not in text:
+        return text
+    eye, _, center = text.partition(":")
+    try:
+        e = [float(v) for v in eye.split(",")]
+        c = [float(v) for v in center.split(",")]
+    except ValueError:
+        raise SystemExit(f"luncosim: --camera {text!r}: expected a view name or EX,EY,EZ:CX,CY,CZ") from None
+    if len(e) != 3 or len(c) != 3:
+        raise SystemExit(f"luncosim: --camera {text!r}: eye and centre need three numbers each")
+    return {"eye": e, "center": c}
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Render a scene to PNG without a window, after N ticks, with optional debug overlays."""
+    from luncosim_core.api import PhysicsDebugInfo, SetPorts
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.sim.simulation import SimulationConfig, open_simulation
+
+    try:
+        from luncosim_workbench.viewport import render_stage_to_png
+    except ImportError as exc:
+        print(f"luncosim render: the viewport is not available: {exc}", file=sys.stderr)
+        return 1
+    try:
+        sim = open_simulation(args.scene, lunco_root=args.lunco_root, config=SimulationConfig(tick_hz=args.tick_hz))
+    except (DiagnosticError, FileNotFoundError) as exc:
+        print(f"luncosim render: {exc}", file=sys.stderr)
+        return 1
+    for prim, writes in parse_sets(args.set or []).items():
+        sim.submit(SetPorts(target=prim, writes=writes))
+    if args.ticks:
+        sim.run(args.ticks)
+    overlays = [o for o in (args.overlays or "").split(",") if o]
+    snap = sim.snapshot()
+    try:
+        out = render_stage_to_png(
+            sim.stage, args.out, width=args.width, height=args.height, camera=parse_camera(args.camera),
+            overlays=overlays, body_poses=(snap.body_paths, snap.positions, snap.orientations),
+            debug_info=sim.query(PhysicsDebugInfo()).value,
+        )
+    except Exception as exc:  # no GL anywhere, or a bad overlay name
+        print(f"luncosim render: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        sim.close()
+    print(f"rendered {args.scene} after {snap.tick} ticks to {out}")
+    return 0
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    """Open the workbench on a twin, run N ticks and save the window as PNG."""
+    try:
+        from luncosim_workbench.screenshot import take_screenshot
+    except ImportError as exc:
+        print(f"luncosim screenshot: the workbench is not available: {exc}", file=sys.stderr)
+        return 1
+    from luncosim_workbench.app import demo_twin
+
+    twin = args.twin or demo_twin()
+    path = take_screenshot(twin, args.out, ticks=args.ticks, perspective=args.perspective,
+                           width=args.width, height=args.height, select=args.select or (), plot=args.plot or ())
+    print(f"screenshot of the workbench on {twin} saved to {path}")
+    return 0
+
+
+def add_workbench_verbs(sub) -> None:
+    """Add ``render`` and ``screenshot`` to an ``argparse`` subparsers object."""
+    p = sub.add_parser("render", help="render a scene to PNG without a window")
+    p.add_argument("--scene", required=True, help="a scene file or a twin folder")
+    p.add_argument("--out", required=True, type=Path, help="PNG file to write")
+    p.add_argument("--ticks", type=cli_args.ticks, default=0, help="ticks to run before rendering")
+    p.add_argument("--tick-hz", type=cli_args.tick_hz, default=60.0)
+    p.add_argument("--width", type=cli_args.pixels, default=1280)
+    p.add_argument("--height", type=cli_args.pixels, default=800)
+    p.add_argument("--camera", default=None, help="iso, front, back, left, right, top, bottom, or EX,EY,EZ:CX,CY,CZ")
+    p.add_argument("--overlays", default="", help="comma list: joints,colliders,contacts,com,escaped,labels")
+    p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("screenshot", help="open the workbench, run N ticks, save the window as PNG")
+    p.add_argument("--twin", type=Path, default=None, help="twin folder (default: the bundled demo twin)")
+    p.add_argument("--out", required=True, type=Path, help="PNG file to write")
+    p.add_argument("--ticks", type=cli_args.ticks, default=0)
+    p.add_argument("--perspective", default=None, help="Build, Simulate or Debug")
+    p.add_argument("--width", type=cli_args.pixels, default=1600)
+    p.add_argument("--height", type=cli_args.pixels, default=1000)
+    p.add_argument("--select", action="append", metavar="PRIM", help="select this prim (repeatable; the view frames it)")
+    p.add_argument("--plot", action="append", metavar="PRIM.PORT", help="plot this port (repeatable)")
+    p.set_defaults(func=cmd_screenshot)

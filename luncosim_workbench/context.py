@@ -1,0 +1,151 @@
+"""``PanelContext``: everything a panel may use, and nothing more.
+
+A panel sees the shared selection (with added/removed diffs), the open documents, the newest
+snapshot (``frames``), the event stream (``events``: console lines, notifications, diagnostics,
+faults, workbench messages), the telemetry ring, ``send(command)`` / ``query(q)`` (futures of
+the typed ``api`` vocabulary) and ``apply(op, author=...)`` (a typed op through the document's
+journal). It never sees the bridge, the worker or a Simulation: a simulation in another process
+serves the same facade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from luncosim_core.api.commands import Command, Query
+from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
+from luncosim_core.twin import OpenResult, Twin
+from luncosim_core.usd.ops import Op
+from luncosim_workbench.documents import DocumentSet
+from luncosim_workbench.events import LogLine
+from luncosim_workbench.session import Selection, Session
+from luncosim_workbench.telemetry import TelemetryRing
+
+
+class NoDocument(DiagnosticError):
+    """``apply`` was called with no document open."""
+
+
+class Workspace(Protocol):
+    """What is open, read-only: the twin, the scene, its composition and lint diagnostics."""
+
+    result: OpenResult | None
+    opened: Any  # psygnal signal(OpenResult)
+    diagnostics_changed: Any  # psygnal signal()
+
+    @property
+    def twin(self) -> Twin | None: ...
+    @property
+    def scene(self) -> Path | None: ...
+    @property
+    def preview(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    def composition_diagnostics(self) -> list[Diagnostic]: ...
+    def lint_diagnostics(self) -> list[Diagnostic]: ...
+
+
+class SimulationLink(Protocol):
+    """The part of the simulation bridge the context forwards (kept private to the context)."""
+
+    frame: Any
+    events: Any
+    telemetry: TelemetryRing
+
+    @property
+    def latest(self) -> WorkbenchSnapshot | None: ...
+    def send(self, command: Command) -> Future: ...
+    def query(self, q: Query) -> Future: ...
+
+
+def _ignore(*_args, **_kw) -> None:
+    return None
+
+
+class PanelContext(QObject):
+    """The narrow facade every panel is built with (see the module doc)."""
+
+    frames = Signal(object)  # the newest WorkbenchSnapshot, at most once per display frame
+    events = Signal(tuple)  # WorkbenchEvents since the previous frame, in order (luncosim_workbench.events)
+
+    def __init__(self, session: Session, link: SimulationLink, *, notify: Callable[[str], None] = _ignore,
+                 open_location: Callable[[str, int], None] = _ignore,
+                 open_path: Callable[..., object] = _ignore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._link = link
+        self._notify = notify
+        self._open_location = open_location
+        self._open_path = open_path
+        link.frame.connect(self.frames)
+        link.events.connect(self.events)
+        session.message.connect(self._on_message)
+
+    def _on_message(self, text: str) -> None:
+        self.events.emit((LogLine(text),))
+
+    # ------------------------------------------------------------------ what is open
+    @property
+    def selection(self) -> Selection:
+        """The shared prim selection: ``paths``, ``set(paths)``, ``changed(added, removed)``."""
+        return self._session.selection
+
+    @property
+    def documents(self) -> DocumentSet:
+        return self._session.documents
+
+    @property
+    def workspace(self) -> Workspace:
+        return self._session
+
+    # ------------------------------------------------------------------ the simulation
+    @property
+    def latest(self) -> WorkbenchSnapshot | None:
+        """The newest snapshot (None before a scene runs)."""
+        return self._link.latest
+
+    @property
+    def telemetry(self) -> TelemetryRing:
+        """Every tick's port values (read it; the bridge appends)."""
+        return self._link.telemetry
+
+    def send(self, command: Command) -> Future:
+        """Queue a typed command; the future resolves with its ``CommandResult`` at admission."""
+        return self._link.send(command)
+
+    def query(self, q: Query) -> Future:
+        """Ask a typed query, answered between ticks."""
+        return self._link.query(q)
+
+    # ------------------------------------------------------------------ editing
+    def apply(self, op: Op, *, author: str = "user", document: Any = None) -> Op:
+        """Apply a typed op through the journal of ``document`` (default: the scene), recorded with
+        its ``author`` (``user`` for a gesture, ``api``, ``script``); returns the inverse.
+        Raises ``OpError`` (the document is unchanged) or :class:`NoDocument`."""
+        doc = document if document is not None else self._session.document
+        if doc is None:
+            raise NoDocument(Diagnostic("error", "no-document", "no scene is open", source="workbench"))
+        return doc.apply(op, author=author)
+
+    # ------------------------------------------------------------------ window services
+    def notify(self, text: str) -> None:
+        """A transient status-bar message."""
+        self._notify(text)
+
+    def log(self, text: str) -> None:
+        """A line in the console (and anyone else listening to ``events``)."""
+        self._session.log(text)
+
+    def open_location(self, path: str, line: int = 0) -> None:
+        """Show a file (at a line when given)."""
+        self._open_location(path, line)
+
+    def open_path(self, path: str | Path, preview: str | Path | None = None) -> object:
+        """Open a twin, a scene or (``preview``) a library file in the workbench."""
+        return self._open_path(path, preview=preview)

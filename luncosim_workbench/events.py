@@ -1,0 +1,31 @@
+"""What travels on ``PanelContext.events``: one tuple of these per display frame, in order.
+
+- :class:`~luncosim_core.api.events.ConsoleLine` and :class:`~luncosim_core.api.events.Notification`
+  from the simulation (scenario ``print`` and ``ShowNotification``), as published in snapshots;
+- :class:`DiagnosticEvent`: every diagnostic the simulation reported (faults included), with the
+  sim time it arrived at;
+- :class:`LogLine`: the workbench's own messages (opened, saved, play, projection restarted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from luncosim_core.api.events import ConsoleLine, Notification
+from luncosim_core.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticEvent:
+    time: float  # sim seconds when the snapshot carrying it was made
+    diagnostic: Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    text: str
+
+
+WorkbenchEvent = ConsoleLine | Notification | DiagnosticEvent | LogLine
+
+__all__ = ["ConsoleLine", "DiagnosticEvent", "LogLine", "Notification", "WorkbenchEvent"]

@@ -1,0 +1,1 @@
+"""Small widgets and model bases the panels share (no panel-specific code here)."""
