@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from luncosim_core.scripting.testrunner import run_scene_test
+from luncosim_core.sim.scene_test import run_scene_test
 
 #: Scene tests that pass on wire sources, probes, networks and the ported lint rules.
 CONTENT_SCENES = ["sandbox_smoke", "thermal_with_battery", "antenna_mount", "sun_tracker", "lint_selftest"]
