@@ -8,7 +8,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 #: distribution name -> the module it is imported as (where they differ)
-IMPORT_NAMES = {"usd-core": "pxr", "PySide6-Essentials": "PySide6", "pyside6-scintilla": "pyside6_scintilla"}
+IMPORT_NAMES = {"usd-core": "pxr", "PySide6-Essentials": "PySide6", "pyside6-scintilla": "pyside6_scintilla",
+                "skyfield-data": "skyfield_data", "PyYAML": "yaml", "Pillow": "PIL"}
 #: declared for another library to import at run time (each with the reason)
 RUNTIME_ONLY = {"bokeh": "distributed serves the Dask dashboard of `luncosim batch` with it"}
 

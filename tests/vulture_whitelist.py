@@ -17,6 +17,8 @@ _palette, gizmo  # noqa
 mtime_ns, translate, rotate_xyz  # noqa
 # pytest reads module-level marks and calls its hooks; ConfigParser calls optionxform
 pytestmark, pytest_terminal_summary, exitstatus, optionxform  # noqa
+# the task file's world_capture setting, validated and carried on TaskFile for the mission runner's callers
+world_capture  # noqa
 # used by luncosim_core/modelica/fmu.py (a folder this scan leaves out, see test_dead_code.py)
 REAL_TYPES  # noqa
 # dead-code candidates in files other work is editing now (ports/declarations.py,

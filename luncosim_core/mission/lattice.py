@@ -84,7 +84,6 @@ class PrimitiveTable:
         self.direction = np.array([p.direction for p in prims])
         self.length = np.array([p.length for p in prims])
         self.base_cost = np.array([p.base_cost for p in prims])
-        self.rotation_rad = np.abs(self.turn) * HEADING_BIN * (self.direction == 0)
 
     def heading(self, k: int) -> float:
         return float(self.yaws[k % HEADINGS])

@@ -311,15 +311,13 @@ def _document(c: _Checker, data, source: str) -> TaskFile | None:
             c.err(tpath, "the task list is empty; it needs at least one action")
         else:
             names: set[str] = set()
-            ordinal = 0
             for i, raw in enumerate(tasks):
-                action = _action(c, raw, tpath + (i,), i + 1, aliases, solvers, timeout, ordinal)
+                action = _action(c, raw, tpath + (i,), i + 1, aliases, solvers, timeout)
                 if action is not None:
                     if action.name in names:
                         c.err(tpath + (i, "name"), f"action name '{action.name}' is used twice")
                     names.add(action.name)
                     actions.append(action)
-                    ordinal += len(action.motions)
     return TaskFile(source, aliases, solvers, tuple(actions), timeout, capture)
 
 
@@ -416,7 +414,7 @@ ACTION_TYPES = ("navigate", "physical_attachment", "fill", "move_joints", "curob
                 "place", "pick")
 
 
-def _action(c: _Checker, raw, path: tuple, ordinal: int, aliases, solvers, timeout, motion_base: int) -> Action | None:
+def _action(c: _Checker, raw, path: tuple, ordinal: int, aliases, solvers, timeout) -> Action | None:
     a = c.mapping(raw, path, required=("name", "type", "robot", "motions"))
     if a is None:
         return None

@@ -97,12 +97,6 @@ def conversion(src: str | None, dst: str | None) -> tuple[float, float]:
     return float(one - zero), float(zero)
 
 
-def compatible(src: str | None, dst: str | None) -> bool:
-    try:
-        conversion(src or "", dst or "")
-        return True
-    except UnitError:
-        return False
 
 
 @lru_cache(maxsize=512)

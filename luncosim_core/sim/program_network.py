@@ -30,7 +30,6 @@ class NetworkProgram(ModelicaProgram):
 
         root = str(prim.GetPath())
         self.network = read_network(sim.stage, root, members, sim.roots)
-        self.generated = ""  # the model text, generated on the compile thread
         self.aliases: dict[str, tuple[str, str]] = {}
         self._extra_roots = tuple(network_library_roots(self.network))
         super().__init__(sim, prim)
@@ -65,8 +64,8 @@ class NetworkProgram(ModelicaProgram):
         return _executor().submit(job)
 
     def _commit(self, result) -> None:
-        text, aliases, compiled = result
-        self.generated, self.aliases = text, aliases
+        _text, aliases, compiled = result
+        self.aliases = aliases
         self.revision = compiled.source_hash
         self.declared_out.update(dict.fromkeys(aliases, ""))
         super()._commit(compiled)
