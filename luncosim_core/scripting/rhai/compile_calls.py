@@ -115,9 +115,13 @@ class CallsMixin:
                     raise e.locate(file, line, col) from None
             return E(call_ptr, fresh=True)
         cache: list[Any] = [None, None, None]
+        # as in Rhai, a native called in function style on a variable works on the variable
+        # itself (`pad(y, 5, 0)` grows `y`, `crop(s, 1)` shortens `s`)
+        place = self.place_or_value(n.args[0]) if args and n.args[0].k == "var" else None
+        get0, set0 = place if place is not None and place[1] is not None else (None, None)
+        rest = args[1:]
 
         def call_dyn(f: list) -> Any:
-            vals = [a(f) for a in args]
             try:
                 if cache[0] == rt.version and cache[1] is rt.main_lib:
                     target = cache[2]
@@ -127,7 +131,14 @@ class CallsMixin:
                         rt.find_native(name, nargs)
                     cache[0], cache[1], cache[2] = rt.version, rt.main_lib, target
                 if type(target) is ScriptFn:
-                    return rt.invoke(target, vals)[0]
+                    return rt.invoke(target, [a(f) for a in args])[0]
+                if target is not None and set0 is not None:
+                    r = call_native(target, name, [get0(f), *[a(f) for a in rest]])
+                    if type(r) is WriteBack:
+                        set0(f, r.new_this)
+                        return r.result
+                    return r
+                vals = [a(f) for a in args]
                 if target is None:
                     raise RhaiRuntimeError(f"Function not found: {name} "
                                            f"({', '.join(type_of(v) for v in vals)})")

@@ -24,13 +24,12 @@ _ARITH = """
             return a {op} b
 """
 _CMP = """
-        ta = type(a)
-        if ta is type(b) and (ta is int or ta is float):
+        if type(a) is int and type(b) is int:
             return a {op} b
 """
 _EQ = """
         ta = type(a)
-        if ta is type(b) and (ta is int or ta is float or ta is str or ta is bool):
+        if ta is type(b) and (ta is int or ta is str or ta is bool):
             return a {op} b
 """
 _ARITH_SET = """

@@ -105,8 +105,7 @@ class _Gen:
             return None
         slow = self.slow(ops.BINARY[c.op], c, file)
         return [f"{ind}a = {a[0]}", f"{ind}b = {b[0]}",
-                f"{ind}ta = type(a)",
-                f"{ind}if ta is type(b) and (ta is int or ta is float):",
+                f"{ind}if type(a) is int and type(b) is int:",
                 f"{ind}    x = a {c.op} b",
                 f"{ind}else:", f"{ind}    x = {slow}(a, b)",
                 f"{ind}if not x:", f"{ind}    return Unit"]

@@ -12,6 +12,7 @@ from typing import Any
 from .ast import FnDef, Node, Script
 from .errors import RhaiSyntaxError
 from .lexer import Lexer, Token
+from .values import I64_MAX
 
 BINARY_PREC: dict[str, int] = {
     "||": 30, "|": 30, "^": 30,
@@ -183,7 +184,7 @@ class Parser:
         nt = self.peek()
         if nt[0] == "op" and nt[1] in ASSIGN_OPS:
             self.next()
-            if e.k not in ("var", "prop", "index", "this", "path"):
+            if not _assignable(e):
                 raise self.error("Cannot assign to this expression", nt)
             value = self.parse_expr()
             return Node("assign", nt[2], nt[3], op=nt[1], target=e, value=value)
@@ -302,10 +303,21 @@ class Parser:
             self.next()
             if op == "!in":
                 self.next()
-            right = self.parse_expr(prec - 1 if op == "**" else prec)
+            right = self._right_operand(op, prec)
             left = self._binary(op, left, right, t)
         self.depth -= 1
         return left
+
+    def _right_operand(self, op: str, prec: int) -> Node:
+        """The right side of a binary operator; as in Rhai, a range's missing end is open
+        (``2..``) and ``??`` may be followed by a statement (``x ?? break 42``)."""
+        nt = self.peek()
+        if op in ("..", "..=") and nt[0] in ("op", "eof") and nt[1] in _OPEN_RANGE_END:
+            return Node("lit", nt[2], nt[3], value=I64_MAX)
+        if op == "??" and nt[0] == "ident" and nt[1] in ("break", "continue", "return", "throw"):
+            stmt = self.parse_stmt(False)
+            return Node("block", nt[2], nt[3], stmts=[stmt])
+        return self.parse_expr(prec - 1 if op == "**" else prec)
 
     @staticmethod
     def _binary(op: str, left: Node, right: Node, t: Token) -> Node:
@@ -323,6 +335,8 @@ class Parser:
 
     def parse_unary(self) -> Node:
         t = self.peek()
+        if t[0] == "op" and t[1] in ("..", "..="):  # `..2`: a range from 0, as in Rhai
+            return Node("lit", t[2], t[3], value=0)
         if t[0] == "op" and t[1] in ("-", "+", "!"):
             self.next()
             self.enter(t)
@@ -356,6 +370,7 @@ class Parser:
             elif op in ("[", "?["):
                 self.next()
                 idx = self.parse_expr()
+                _check_literal_index(self, e, idx)
                 self.expect_op("]", "to close the index")
                 e = Node("index", t[2], t[3], obj=e, idx=idx, safe=op == "?[")
             elif op == "(" and e.k == "closure":
@@ -409,7 +424,8 @@ class Parser:
         if kind == "op":
             if val == "(":
                 self.next()
-                if self.is_op(")"):
+                nt = self.peek()
+                if self.is_op(")") and nt[2] == line and nt[3] == col + 1:  # `()`, not `( )`
                     self.next()
                     from .values import Unit
                     return Node("lit", line, col, value=Unit)
@@ -505,6 +521,8 @@ class Parser:
             k = self.peek()
             if k[0] in ("ident", "str"):
                 key = k[1]
+            elif k[0] == "istr" and len(k[1]) == 1 and isinstance(k[1][0], str):
+                key = k[1][0]  # a backtick key without interpolation
             else:
                 raise self.error(f"Expecting a property name in the object map, found "
                                  f"{self.describe(k)}")
@@ -643,6 +661,41 @@ class Parser:
 
 _TYPE_ALIASES = {"int": "i64", "float": "f64", "string": "string", "map": "map",
                  "array": "array"}
+
+
+_OPEN_RANGE_END = ("]", ")", "}", ",", ";", "=>", None)
+
+
+def _literal_kind(e: Node) -> str | None:
+    """The type of a constant index expression, as Rhai's parser sees it."""
+    if e.k == "lit":
+        from .values import type_of
+        return type_of(e.value)
+    if e.k in ("and", "or") or (e.k == "unary" and e.op == "!") or e.k == "in":
+        return "bool"
+    return None
+
+
+def _check_literal_index(p: Parser, obj: Node, idx: Node) -> None:
+    """Rhai rejects at compile time an array or string literal indexed by a constant that is
+    not a number, and a map literal indexed by a constant that is not a string."""
+    kind = _literal_kind(idx)
+    if kind is None:
+        return
+    is_str = obj.k == "lit" and isinstance(obj.value, str)
+    if (obj.k == "array" or is_str) and kind not in ("i64", "range", "range="):
+        what = "Array" if obj.k == "array" else "String"
+        raise p.error(f"{what} access expects integer index, not {kind}", (0, 0, idx.line, idx.col))
+    if obj.k == "map" and kind not in ("string", "char"):
+        raise p.error(f"Object map access expects string index, not {kind}",
+                      (0, 0, idx.line, idx.col))
+
+
+def _assignable(e: Node) -> bool:
+    """A variable, ``this``, or a property/index chain on one (not on a call's result)."""
+    while e.k in ("prop", "index"):
+        e = e.obj
+    return e.k in ("var", "this", "path")
 
 
 def parse(src: str, file: str = "", max_expr_depth: int = 0) -> Script:
