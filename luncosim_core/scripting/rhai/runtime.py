@@ -244,6 +244,8 @@ class Runtime:
         receiver back into the receiver's place."""
         if name == "call" and type(recv) is FnPtr:
             return self.call_fnptr(recv, args), recv
+        if name == "call" and args and type(args[0]) is FnPtr:  # `x.call(fp, ...)`: this = x
+            return self.call_fnptr_this(args[0], args[1:], recv)
         if type(recv) is dict:
             fp = recv.get(name)
             if type(fp) is FnPtr:

@@ -125,6 +125,8 @@ def _index_of(rt: Any, c: Any, x: Any, start: Any = 0) -> int:
         return c.find(_text(x), s)
     if type(c) is list:
         s, _ = _span(len(c), start, None)
+        if type(x) is str and (rt.find_script(x, 1, None) or rt.find_script(x, 2, None)):
+            x = FnPtr(x)  # a script function's name is a predicate, as in Rhai
         for i in range(s, len(c)):
             if type(x) is FnPtr:
                 if _truthy(_call(rt, x, c[i], i), "index_of"):
@@ -699,6 +701,8 @@ def _to_json(m: Any) -> str:
             return v if math.isfinite(v) else None
         if t in (int, bool, str):
             return v
+        if t is FnPtr:  # as Rhai serializes a function pointer: its name, or with its curry
+            return [v.name, *[conv(x) for x in v.curry]] if v.curry else v.name
         return to_display(v)
     return json.dumps(conv(_map_(m)), separators=(",", ":"), allow_nan=False)
 
