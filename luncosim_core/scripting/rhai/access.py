@@ -82,20 +82,21 @@ def str_range(n: int, r: RhaiRange) -> tuple[int, int]:
         start += n
     if end < 0:
         end = max(0, end + n)
-    if r.inclusive:
-        end += 1
+    if r.inclusive:  # Rhai takes nothing unless the end is past the start (`s[1..=1]` is "")
+        end = end + 1 if end > start else start
     end = min(end, n)
     return start, max(start, end)
 
 
 def bit_mask(r: RhaiRange) -> tuple[int, int]:
     """(shift, width) of the bit field ``x[r]``; open ends mean all the bits."""
-    start = r.start + 64 if r.start < 0 else r.start
+    if r.start < 0 or r.end < 0:  # a range of bits does not count from the end
+        bad = r.start if r.start < 0 else r.end
+        raise RhaiRuntimeError(f"Bit-field index {bad} out of bounds: only 64 bits in bit-field")
+    start = r.start
     end = r.end
     if end == I64_MAX:
         end = 63 if r.inclusive else 64
-    if end < 0:
-        end += 64
     if r.inclusive:
         end += 1
     if not 0 <= start < 64 or not 0 <= end <= 64:

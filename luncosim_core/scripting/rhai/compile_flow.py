@@ -219,7 +219,10 @@ class FlowMixin:
             x = subj(f)
             for val, g, b in ordered:
                 if type(val) is RhaiRange:
-                    if not (type(x) is int and x in val):
+                    if type(x) is RhaiRange:  # switching on a range value: equal ranges match
+                        if x != val:
+                            continue
+                    elif not (type(x) is int and x in val):
                         continue
                 elif not ops.eq(x, val):
                     continue

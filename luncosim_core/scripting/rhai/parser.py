@@ -349,11 +349,16 @@ class Parser:
         return self.parse_postfix(self.parse_primary())
 
     def parse_postfix(self, e: Node) -> Node:
+        chain_safe = False  # after `?.`/`?[` the rest of the chain short-circuits on ()
         while True:
             t = self.peek()
             if t[0] != "op":
                 return e
             op = t[1]
+            if op in ("?.", "?["):
+                chain_safe = True
+            elif chain_safe and op in (".", "["):
+                op = "?" + op
             if op in (".", "?."):
                 self.next()
                 name = self.peek()
@@ -596,6 +601,7 @@ class Parser:
         self.expect_op("{", "to start the switch block")
         cases: list[tuple[list[Node], Node | None, Node]] = []
         default = None
+        seen_range = False
         while not self.is_op("}"):
             ct = self.peek()
             if ct[0] == "ident" and ct[1] == "_":
@@ -623,10 +629,7 @@ class Parser:
             else:
                 if default is not None:
                     raise self.error("The default case must be the last one", ct)
-                for p in pats:
-                    if p.k not in ("lit", "range") or (p.k == "range" and
-                                                       (p.l.k != "lit" or p.r.k != "lit")):
-                        raise self.error("Switch case values must be constants", ct)
+                seen_range = _check_case_values(self, pats, ct, seen_range)
                 cases.append((pats, guard, body))
             if self.is_op(","):
                 self.next()
@@ -686,9 +689,23 @@ def _check_literal_index(p: Parser, obj: Node, idx: Node) -> None:
     if (obj.k == "array" or is_str) and kind not in ("i64", "range", "range="):
         what = "Array" if obj.k == "array" else "String"
         raise p.error(f"{what} access expects integer index, not {kind}", (0, 0, idx.line, idx.col))
-    if obj.k == "map" and kind not in ("string", "char"):
+    if obj.k == "map" and kind != "string":
         raise p.error(f"Object map access expects string index, not {kind}",
                       (0, 0, idx.line, idx.col))
+
+
+def _check_case_values(p: Parser, pats: list[Node], ct: Token, seen_range: bool) -> bool:
+    """Switch cases are constants, and (as Rhai requires) numbers come before ranges."""
+    for pat in pats:
+        if pat.k == "range":
+            if pat.l.k != "lit" or pat.r.k != "lit":
+                raise p.error("Switch case values must be constants", ct)
+            seen_range = True
+        elif pat.k != "lit":
+            raise p.error("Switch case values must be constants", ct)
+        elif seen_range and type(pat.value) in (int, float):
+            raise p.error("Numeric switch case cannot follow a range case", ct)
+    return seen_range
 
 
 def _assignable(e: Node) -> bool:

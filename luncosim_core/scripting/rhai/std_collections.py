@@ -61,6 +61,8 @@ def _call(rt: Any, fp: Any, *args: Any) -> Any:
         raise FnNotFound
     if fp.closure is not None:
         n = fp.closure.fn.nparams - len(fp.curry)
+        if n <= 0 and args:  # `|| this + 1`: a closure without parameters sees the element
+            return rt.call_fnptr_this(fp, [], args[0])[0]  # as `this`, as in Rhai
         return rt.call_fnptr(fp, list(args[:max(n, 0)]))
     try:
         return rt.call_fnptr(fp, list(args))
