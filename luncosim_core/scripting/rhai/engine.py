@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from . import std_collections  # noqa: F401  (registers the collection natives)
-from . import std_extra  # noqa: F401  (bit fields, split_rev, BLOB read/write)
+from . import (
+    std_collections,  # noqa: F401  (registers the collection natives)
+    std_extra,  # noqa: F401  (bit fields, split_rev, BLOB read/write)
+)
 from .compiler import CompiledLib, Compiler
 from .errors import (
     BreakSignal,
