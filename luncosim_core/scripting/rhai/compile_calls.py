@@ -70,6 +70,8 @@ class CallsMixin:
         file, line, col = self.file, n.line, n.col
         if n.ns:
             return self.call_namespaced(n)
+        if name == "eval" and nargs == 1 and ("eval", 1) not in lib.fns:
+            return self.call_eval(n)
         if name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
             vn = n.args[0].value
             found = self.ctx.lookup(vn) is not None if type(vn) is str else False
@@ -146,6 +148,17 @@ class CallsMixin:
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
         return E(call_dyn, fresh=True)
+
+    def call_eval(self, n: Node) -> E:
+        """``eval(code)``: runs in this frame with the variables visible here."""
+        from .evalfn import run_eval
+
+        code = self.expr(n.args[0]).fn
+        visible: dict = {}
+        for sc in self.ctx.scopes:
+            visible.update(sc)
+        rt, where = self.rt, (self.file, n.line, n.col)
+        return E(lambda f: run_eval(rt, code(f), f, visible, where), fresh=True)
 
     def call_namespaced(self, n: Node) -> E:
         name, nargs = n.name, len(n.args)

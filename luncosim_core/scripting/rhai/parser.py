@@ -123,7 +123,10 @@ class Parser:
                 self.next()
                 continue
             st = self.parse_stmt(top)
-            if st is not None:
+            inline = self._literal_eval(st, top)
+            if inline is not None:
+                stmts.extend(inline)
+            elif st is not None:
                 stmts.append(st)
             t = self.peek()
             if t[0] == "op" and t[1] == ";":
@@ -189,6 +192,23 @@ class Parser:
             value = self.parse_expr()
             return Node("assign", nt[2], nt[3], op=nt[1], target=e, value=value)
         return Node("expr", e.line, e.col, e=e)
+
+    def _literal_eval(self, st: Node | None, top: bool) -> list[Node] | None:
+        """``eval("literal");`` as a statement runs in the caller's scope, so its ``let``s
+        shadow the block's variables as in Rhai: its statements are parsed in place."""
+        if st is None or st.k != "expr" or st.e.k != "call" or st.e.name != "eval" or \
+                st.e.ns or len(st.e.args) != 1 or st.e.args[0].k != "lit" or \
+                type(st.e.args[0].value) is not str:
+            return None
+        lit = st.e.args[0]
+        sub = Parser.__new__(Parser)
+        sub.file, sub.i, sub.max_depth, sub.depth = self.file, 0, self.max_depth, self.depth
+        sub.toks = Lexer(lit.value, self.file, lit.line, lit.col + 1).tokenize()
+        sub.fns, sub.fn_depth = self.fns, self.fn_depth
+        stmts = sub.parse_stmts(top)
+        if sub.peek()[0] != "eof":
+            raise sub.error(f"Unexpected {sub.describe(sub.peek())} in eval")
+        return stmts
 
     def _at_stmt_end(self) -> bool:
         t = self.peek()
