@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import RhaiLimitError, RhaiRuntimeError, RhaiSyntaxError, ReturnSignal
+from .errors import ReturnSignal, RhaiLimitError, RhaiRuntimeError, RhaiSyntaxError
 from .runtime import Cell
 from .values import Unit, type_of
 

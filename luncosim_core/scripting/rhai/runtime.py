@@ -130,9 +130,15 @@ class Runtime:
         return s
 
     def check_array(self, a: list) -> list:
+        """As Rhai counts: a nested array counts as one element plus its own elements (checked
+        deeply when the array holds arrays at either end, so flat arrays stay O(1))."""
         m = self.limits.max_array_size
         if m and len(a) > m:
             raise RhaiLimitError(f"Size of array too large: {len(a)} > {m}")
+        if m and a and (type(a[0]) is list or type(a[-1]) is list):
+            n = deep_array_size(a)
+            if n > m:
+                raise RhaiLimitError(f"Size of array too large: {n} > {m}")
         return a
 
     def check_map(self, d: dict) -> dict:
@@ -301,3 +307,15 @@ def call_native(nf: NativeFn, name: str, args: list[Any]) -> Any:
 
 def copy_value(v: Any) -> Any:
     return deep_copy(v)
+
+
+def deep_array_size(a: list) -> int:
+    """Rhai's array size: each element counts one, a nested array or blob adds its size."""
+    n = len(a)
+    for x in a:
+        t = type(x)
+        if t is list:
+            n += deep_array_size(x)
+        elif t is bytearray:
+            n += len(x)
+    return n
