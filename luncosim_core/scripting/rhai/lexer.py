@@ -187,6 +187,8 @@ class Lexer:
         if is_float:
             return ("float", float(text), line, col)
         v = int(text)
+        if v == I64_MAX + 1:  # only valid after a minus: `-9223372036854775808` (the parser)
+            return ("int", v, line, col)
         if v > I64_MAX:
             raise self.error(f"Integer literal too large: {src[start:self.pos]}", line, col)
         return ("int", v, line, col)

@@ -357,6 +357,11 @@ class Parser:
         t = self.peek()
         if t[0] == "op" and t[1] in ("..", "..="):  # `..2`: a range from 0, as in Rhai
             return Node("lit", t[2], t[3], value=0)
+        if t[0] == "op" and t[1] == "-" and self.peek(1)[0] == "int" and \
+                self.peek(1)[1] == I64_MAX + 1:
+            self.next()
+            self.next()
+            return Node("lit", t[2], t[3], value=-I64_MAX - 1)
         if t[0] == "op" and t[1] in ("-", "+", "!"):
             self.next()
             self.enter(t)
@@ -420,6 +425,8 @@ class Parser:
     def parse_primary(self) -> Node:
         t = self.peek()
         kind, val, line, col = t
+        if kind == "int" and val > I64_MAX:
+            raise self.error(f"Integer literal too large: {val}")
         if kind == "int" or kind == "float":
             self.next()
             return Node("lit", line, col, value=val)
