@@ -86,6 +86,8 @@ CALLS = [
     ("[1, 2, 3].map(|| this * 10)", [10, 20, 30]),          # no parameter: `this` is the item
     ("[1, 2, 3].filter(|| this != 2)", [1, 3]),
     ("let acc = #{n: 1}; acc.call(|x| this.n += x, 41); acc.n", 42),  # x.call(fp): this = x
+    ("fn bump(d) { total += d; total } let total = 40; bump!(2) + total", 84),  # `!`: caller's
+    ("fn peek() { secret * 2 } let secret = 21; peek!()", 42),                 # scope
 ]
 
 ELVIS = [
@@ -135,13 +137,21 @@ def test_rule(src: str, expected: Any, same: Any) -> None:
     assert same(got, expected), f"{src!r}: got {got!r}, expected {expected!r}"
 
 
-def test_closures_made_in_a_loop_capture_each_iteration() -> None:
+def test_closures_made_in_a_for_loop_share_the_loop_variable() -> None:
+    """The `for` variables are one variable across iterations, so every closure sees the last
+    value; a `let` in the body is a new variable each time, so closures over it differ."""
     src = """
         let fs = [];
         for (x, i) in [10, 20, 30] { fs.push(|| x + i); }
         fs.map(|f| f.call())
     """
-    assert Engine().eval(src) == [10, 21, 32]
+    assert Engine().eval(src) == [32, 32, 32]
+    src = """
+        let fs = [];
+        for x in [10, 20, 30] { let y = x; fs.push(|| y); }
+        fs.map(|f| f.call())
+    """
+    assert Engine().eval(src) == [10, 20, 30]
 
 
 def test_literal_eval_global_constant() -> None:
@@ -149,6 +159,13 @@ def test_literal_eval_global_constant() -> None:
     assert Engine().eval(src) == 2
     src = 'const K = 1; fn k() { global::K } { eval("const K = 2;"); } k()'
     assert Engine().eval(src) == 1
+
+
+def test_bang_call_does_not_leak_to_callees_or_plain_calls() -> None:
+    with pytest.raises(RhaiRuntimeError, match="Variable not found: z"):
+        Engine().eval("fn f() { z } let z = 3; f()")
+    with pytest.raises(RhaiRuntimeError, match="Variable not found: z"):
+        Engine().eval("fn f() { g() } fn g() { z } let z = 3; f!()")
 
 
 def test_bare_function_name_is_a_function_pointer_value() -> None:

