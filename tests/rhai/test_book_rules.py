@@ -231,3 +231,19 @@ def test_string_size_counts_characters() -> None:
     assert eng.eval('let s = "éé"; s += "éé"; s.len()') == 4
     with pytest.raises(RhaiLimitError, match="Length of string too large: 5 > 4"):
         eng.eval('let s = "éééé"; s += "x";')
+
+
+def test_integer_while_loop_keeps_the_language_rules() -> None:
+    """The integer-specialised `while` (variables in Python locals) still checks overflow at
+    the right place, counts operations, and falls back when a variable is not an int."""
+    eng = Engine(limits=Limits(max_operations=1_000_000))
+    assert eng.eval("let i = 0; let s = 0; while i < 1000 { s += i; i += 1; } s") == 499500
+    assert eng.eval("let i = 0; let s = 0.5; while i < 4 { s += i; i += 1; } s") == 6.5
+    with pytest.raises(RhaiRuntimeError, match="Addition overflow") as ei:
+        eng.eval("let i = 0;\nlet s = 9223372036854775000;\nwhile i < 100 { s += i; i += 1; }")
+    assert (ei.value.line, ei.value.col) == (3, 19)
+    with pytest.raises(RhaiLimitError, match="Too many operations"):
+        Engine(limits=Limits(max_operations=500)).eval("let i = 0; while i < 10000 { i += 1; }")
+    # the values reached are kept when the loop stops by an error
+    eng2 = Engine(limits=Limits(max_operations=1_000_000))
+    assert eng2.eval("let i = 1; try { while i != 0 { i *= 2; } } catch { } i") == 1 << 62
