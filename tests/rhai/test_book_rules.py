@@ -72,6 +72,19 @@ PACKAGES = [
     ("let t = timestamp(); t <= timestamp()", True),
     ("let t = timestamp(); t > timestamp()", False),
     ("is_shared(42)", False),
+    ("get_bit(0b100, 2)", True),
+    ("let x = 0; x.set_bit(3, true); x", 8),
+    ('let s = "rocket"; let c = s.pop(); [s, c]', ["rocke", Char("t")]),
+    ('let s = "rocket"; let t = s.pop(3); [s, t]', ["roc", "ket"]),
+    ('pop("ab")', Char("b")),                              # on a temporary: just the value
+    ('trim(" a ")', Unit),
+    ('"ab".to_chars()', [Char("a"), Char("b")]),
+    ('" a  b ".split_whitespace()', ["a", "b"]),
+    ("let a = [3, 1, 2]; a.sort_desc(); a", [3, 2, 1]),
+    ("let a = [3, 1, 2]; [a.order(), a.order_desc(), a]", [[1, 2, 3], [3, 2, 1], [3, 1, 2]]),
+    ("[3, 1, 2].order_by(|a, b| b - a)", [3, 2, 1]),
+    ("let x = [1]; let y = take(x); [x, y]", [Unit, [1]]),
+    ('parse_json("{\\"a\\": [1, 2.5, null, true]}")', {"a": [1, 2.5, Unit, True]}),
 ]
 
 CALLS = [

@@ -146,7 +146,8 @@ class CallsMixin:
                 if target is None:
                     raise RhaiRuntimeError(f"Function not found: {name} "
                                            f"({', '.join(type_of(v) for v in vals)})")
-                return call_native(target, name, vals)
+                r = call_native(target, name, vals)
+                return r.result if type(r) is WriteBack else r  # on a temporary value
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
         return E(call_dyn, fresh=True)

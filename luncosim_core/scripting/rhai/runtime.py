@@ -241,7 +241,8 @@ class Runtime:
             return self.invoke(sf, args, this)
         nf = self.find_native(name, len(args))
         if nf is not None:
-            return call_native(nf, name, args), this
+            r = call_native(nf, name, args)
+            return (r.result if type(r) is WriteBack else r), this
         raise RhaiRuntimeError(
             f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
 

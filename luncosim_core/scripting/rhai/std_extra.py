@@ -17,7 +17,7 @@ from .errors import FnNotFound, RhaiRuntimeError
 from .runtime import WriteBack
 from .std_collections import _range_span, _span
 from .std_core import native
-from .values import Char, RhaiRange
+from .values import Char, RhaiRange, Unit, deep_copy
 
 
 def _int(x: Any) -> int:
@@ -195,3 +195,109 @@ def _write_utf8(b: Any, start: Any, length: Any, text: Any = None) -> None:
 @native("write_ascii")
 def _write_ascii(b: Any, start: Any, length: Any, text: Any = None) -> None:
     _write_text(b, start, length, text, True)
+
+
+@native("get_bit")
+def _get_bit(x: Any, bit: Any) -> bool:
+    return get_bits(_int(x), *_field(bit, 1)) == 1
+
+
+@native("set_bit")
+def _set_bit(x: Any, bit: Any, value: Any) -> Any:
+    if type(value) is not bool:
+        raise FnNotFound
+    return WriteBack(set_bits(_int(x), *_field(bit, 1), int(value)))
+
+
+# ── more strings ───────────────────────────────────────────────────────────────────────
+@native("pop")
+def _pop_string(s: Any, n: Any = None) -> Any:
+    """``s.pop()`` removes and returns the last character (``()`` when empty);
+    ``s.pop(n)`` removes and returns the last ``n`` characters as a string."""
+    if type(s) is not str:
+        raise FnNotFound
+    if n is None:
+        return WriteBack(s[:-1], Char(s[-1])) if s else Unit
+    n = _int(n)
+    if n <= 0:
+        return ""
+    return WriteBack(s[:-n] if n < len(s) else "", s[-n:])
+
+
+@native("to_chars")
+def _to_chars(s: Any) -> list:
+    if type(s) is not str:
+        raise FnNotFound
+    return [Char(c) for c in s]
+
+
+@native("split_whitespace")
+def _split_whitespace(s: Any) -> list:
+    if type(s) is not str:
+        raise FnNotFound
+    return s.split()
+
+
+# ── ordering (new arrays) ──────────────────────────────────────────────────────────────
+@native("sort_desc", ctx=True)
+def _sort_desc(rt: Any, a: Any) -> Any:
+    from .std_collections import _sort
+
+    if type(a) is not list:
+        raise FnNotFound
+    _sort(rt, a)
+    a.reverse()
+    return Unit
+
+
+@native("order", "order_by", ctx=True)
+def _order(rt: Any, a: Any, fp: Any = None) -> list:
+    """A sorted copy (``sort`` leaves the array alone here), by a comparer if given."""
+    from .std_collections import _sort
+
+    if type(a) is not list:
+        raise FnNotFound
+    out = deep_copy(a)
+    _sort(rt, out, fp)
+    return out
+
+
+@native("order_desc", ctx=True)
+def _order_desc(rt: Any, a: Any) -> list:
+    out = _order(rt, a)
+    out.reverse()
+    return out
+
+
+# ── values ─────────────────────────────────────────────────────────────────────────────
+@native("take")
+def _take(v: Any) -> Any:
+    """Returns the value and leaves ``()`` in its place."""
+    return WriteBack(Unit, v)
+
+
+@native("parse_json")
+def _parse_json(s: Any) -> Any:
+    """JSON text to Rhai values (null -> (), integers -> i64, numbers -> f64)."""
+    import json
+
+    if type(s) is not str:
+        raise FnNotFound
+    try:
+        raw = json.loads(s)
+    except json.JSONDecodeError as e:
+        raise RhaiRuntimeError(f"Invalid JSON: {e.msg} at line {e.lineno} column {e.colno}") \
+            from None
+    return _from_json(raw)
+
+
+def _from_json(v: Any) -> Any:
+    if v is None:
+        return Unit
+    if type(v) is int and not -(1 << 63) <= v < (1 << 63):
+        return float(v)
+    if type(v) is list:
+        return [_from_json(x) for x in v]
+    if type(v) is dict:
+        return {k: _from_json(x) for k, x in v.items()}
+    return v
