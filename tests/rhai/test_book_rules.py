@@ -16,6 +16,7 @@ from luncosim_core.scripting.rhai import (
     RhaiLimitError,
     RhaiRuntimeError,
     RhaiSyntaxError,
+    Scope,
     Unit,
 )
 
@@ -260,3 +261,24 @@ def test_integer_while_loop_keeps_the_language_rules() -> None:
     # the values reached are kept when the loop stops by an error
     eng2 = Engine(limits=Limits(max_operations=1_000_000))
     assert eng2.eval("let i = 1; try { while i != 0 { i *= 2; } } catch { } i") == 1 << 62
+
+
+def test_operations_count_expressions_not_only_iterations() -> None:
+    """Rhai counts one operation per statement and expression: a loop with a bigger body
+    reaches the limit in fewer iterations; a call counts its body too."""
+    def iterations(body: str) -> int:
+        eng = Engine(limits=Limits(max_operations=2_000))
+        scope_src = f"let n = 0; let x = 0; loop {{ n += 1; {body} }}"
+        ast = eng.compile(scope_src)
+        sc = Scope()
+        with pytest.raises(RhaiLimitError, match="Too many operations"):
+            eng.run(ast, sc)
+        return sc["n"]
+    small = iterations("")
+    big = iterations("x = x + 1 * 2 - 3; x = x * 1; x = x - 0;")
+    assert 0 < big < small / 3
+    eng = Engine(limits=Limits(max_operations=300))
+    src = "fn f(a) { let b = a + 1; let c = b * 2 + a - 1; c } let s = 0; " \
+          "for i in 0..1000 { s += f(i); } s"
+    with pytest.raises(RhaiLimitError):
+        eng.eval(src)

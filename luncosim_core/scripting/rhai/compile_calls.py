@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .ast import Node
-from .compile_base import PURE_METHODS, E, FnCtx, closure_names, mutated_params
+from .compile_base import (
+    PURE_METHODS,
+    E,
+    FnCtx,
+    closure_names,
+    loop_weight,
+    mutated_params,
+)
 from .errors import (
     RhaiRuntimeError,
 )
@@ -40,7 +47,8 @@ class CallsMixin:
         body_e = self.expr(n.body)
         ctx.scopes.pop()
         self.ctx = outer
-        sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib)
+        sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib,
+                      ops=loop_weight(n.body))
         g = body_e.fn
         sf.body = g if body_e.fresh else (lambda f: deep_copy(g(f)))
         sf.nslots = ctx.nslots

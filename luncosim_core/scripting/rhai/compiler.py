@@ -26,6 +26,7 @@ from .compile_base import (
     closure_names,
     error_map,
     iterate,
+    loop_weight,
     mutated_params,
 )
 from .compile_calls import CallsMixin
@@ -83,6 +84,7 @@ class Compiler(FlowMixin, CallsMixin):
             fdefs.append((fd, sf))
         for fd, sf in fdefs:
             self.compile_fn(fd, sf)
+            sf.ops = loop_weight(fd.body)
         top_ctx = FnCtx("top", None, closure_names(self.script.stmts))
         self.ctx = top_ctx
         body = self.block_body(self.script.stmts, new_scope=False, top=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import ops
 from .ast import Node
+from .compile_base import loop_weight
 from .errors import RhaiRuntimeError
 from .values import Unit
 
@@ -127,6 +128,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
             return None
         body += lines
     g.ns["rt"] = rt
+    g.ns["W"] = loop_weight(n.cond, n.body)
     g.ns["LOC"] = (file, n.cond.line, n.cond.col)
     src = "\n".join([
         "def _while(f):",
@@ -134,7 +136,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
         "    lim = _budget()",
         "    try:",
         "        while True:",
-        "            n += 1",
+        "            n += W",
         "            if n >= lim:",
         "                rt.ops += n",
         "                n = 0",
@@ -232,6 +234,7 @@ class _IntLoop:
         names = list(self.slots.items())
         guard = " and ".join(f"type(f[{s}]) is int" for s, _ in names) or "True"
         self.ns["_generic"] = generic
+        self.ns["W"] = loop_weight(n.cond, n.body)
         self.ns["LOC"] = (self.file, c.line, c.col)
         src = "\n".join([
             "def _while_int(f):",
@@ -242,7 +245,7 @@ class _IntLoop:
             "    lim = _budget()",
             "    try:",
             "        while True:",
-            "            n += 1",
+            "            n += W",
             "            if n >= lim:",
             "                rt.ops += n",
             "                n = 0",

@@ -63,6 +63,7 @@ class ScriptFn:
     private: bool = False
     capture_slots: tuple[int, ...] = ()  # closures: where captured cells go in the frame
     lib: Any = None  # the CompiledLib this function belongs to
+    ops: int = 1  # operations one call counts (its body's statements and expressions)
 
 
 class Closure:
@@ -192,7 +193,7 @@ class Runtime:
             self.depth -= 1
             raise RhaiLimitError(f"Stack overflow: call depth exceeds {self.max_depth} "
                                  f"in function '{sf.name}'")
-        self.ops += 1
+        self.ops += sf.ops
         if self.ops > self.max_ops:
             self.depth -= 1
             raise self.too_many_ops()
