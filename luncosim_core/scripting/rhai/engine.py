@@ -33,8 +33,9 @@ from .values import Char, FnPtr, RhaiRange, Timestamp, Unit
 
 @dataclass(frozen=True)
 class Limits:
-    """Host-set limits; 0 means unlimited. Operations are counted per loop iteration and
-    per function call, so an endless loop or recursion is always stopped."""
+    """Host-set limits; 0 means unlimited. Operations are counted as Rhai counts them (one
+    per statement and expression, tallied per loop iteration and per call), so an endless loop
+    or recursion is always stopped. ``max_call_depth`` is Rhai's ``max_call_levels``."""
 
     max_operations: int = 0
     max_call_depth: int = 64
