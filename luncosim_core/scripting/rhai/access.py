@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import RhaiRuntimeError
-from .values import Char, FnPtr, RhaiRange, Timestamp, Unit, type_of
+from .values import I64_MAX, Char, FnPtr, RhaiRange, Timestamp, Unit, type_of
 
 
 def get_prop(o: Any, name: str) -> Any:
@@ -71,10 +71,58 @@ def _norm_index(i: Any, n: int, what: str) -> int:
     return j
 
 
+def str_range(n: int, r: RhaiRange) -> tuple[int, int]:
+    """Character span of ``s[r]`` as Rhai computes it: a negative bound counts from the end,
+    an end past the string is clipped, an empty or reversed range is empty."""
+    start, end = r.start, r.end
+    if start < 0:
+        if start + n < 0:
+            raise RhaiRuntimeError(f"String index {start} out of bounds: only {n} characters "
+                                   f"in string")
+        start += n
+    if end < 0:
+        end = max(0, end + n)
+    if r.inclusive:  # Rhai takes nothing unless the end is past the start (`s[1..=1]` is "")
+        end = end + 1 if end > start else start
+    end = min(end, n)
+    return start, max(start, end)
+
+
+def bit_mask(r: RhaiRange) -> tuple[int, int]:
+    """(shift, width) of the bit field ``x[r]``; open ends mean all the bits."""
+    if r.start < 0 or r.end < 0:  # a range of bits does not count from the end
+        bad = r.start if r.start < 0 else r.end
+        raise RhaiRuntimeError(f"Bit-field index {bad} out of bounds: only 64 bits in bit-field")
+    start = r.start
+    end = r.end
+    if end == I64_MAX:
+        end = 63 if r.inclusive else 64
+    if r.inclusive:
+        end += 1
+    if not 0 <= start < 64 or not 0 <= end <= 64:
+        bad = r.start if not 0 <= start < 64 else r.end
+        raise RhaiRuntimeError(f"Bit-field index {bad} out of bounds: only 64 bits in bit-field")
+    return start, max(0, end - start)
+
+
+def get_bits(o: int, shift: int, width: int) -> int:
+    u = (o & 0xFFFFFFFFFFFFFFFF) >> shift
+    v = u & ((1 << width) - 1)
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+def set_bits(o: int, shift: int, width: int, v: int) -> int:
+    mask = ((1 << width) - 1) << shift
+    u = ((o & 0xFFFFFFFFFFFFFFFF) & ~mask) | ((v << shift) & mask)
+    return u - (1 << 64) if u >= (1 << 63) else u
+
+
 def get_index(o: Any, i: Any) -> Any:
     """``o[i]``: array/blob element (negative counts from the end), map value (``()`` when
     missing), string char, or integer bit."""
     t = type(o)
+    if type(i) is RhaiRange:
+        return _get_range(o, i)
     if t is list:
         return o[_norm_index(i, len(o), "array")]
     if t is dict:
@@ -102,6 +150,8 @@ def set_index(o: Any, i: Any, v: Any) -> Any:
     """``o[i] = v``. Returns the container (a new one for strings/ints), which the caller
     stores back when it differs."""
     t = type(o)
+    if type(i) is RhaiRange:
+        return _set_range(o, i, v)
     if t is list:
         o[_norm_index(i, len(o), "array")] = v
         return o
@@ -134,3 +184,35 @@ def set_index(o: Any, i: Any, v: Any) -> Any:
     if o is Unit:
         raise RhaiRuntimeError("Cannot index into ()")
     raise RhaiRuntimeError(f"Cannot index into a value of type {type_of(o)}")
+
+
+def _get_range(o: Any, r: RhaiRange) -> Any:
+    """``s[1..3]`` (a substring) and ``x[1..=3]`` (an integer's bit field)."""
+    t = type(o)
+    if t is str:
+        a, b = str_range(len(o), r)
+        return o[a:b]
+    if t is int:
+        return get_bits(o, *bit_mask(r))
+    if o is Unit:
+        raise RhaiRuntimeError("Cannot index into ()")
+    raise RhaiRuntimeError(f"Indexing a {type_of(o)} requires an integer index, not "
+                           f"{type_of(r)}")
+
+
+def _set_range(o: Any, r: RhaiRange, v: Any) -> Any:
+    """``s[1..3] = "x"`` replaces the substring; ``x[1..4] = 7`` sets the bit field."""
+    t = type(o)
+    if t is str:
+        if type(v) is not str and type(v) is not Char:
+            raise RhaiRuntimeError(f"Only a string can be assigned into a string range, "
+                                   f"not {type_of(v)}")
+        a, b = str_range(len(o), r)
+        return o[:a] + v + o[b:]
+    if t is int:
+        if type(v) is not int:
+            raise RhaiRuntimeError(f"Only an integer can be assigned into a bit field, "
+                                   f"not {type_of(v)}")
+        return set_bits(o, *bit_mask(r), v)
+    raise RhaiRuntimeError(f"Indexing a {type_of(o)} requires an integer index, not "
+                           f"{type_of(r)}")

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .ast import Node
-from .compile_base import PURE_METHODS, E, FnCtx, closure_names, mutated_params
+from .compile_base import (
+    PURE_METHODS,
+    E,
+    FnCtx,
+    closure_names,
+    loop_weight,
+    mutated_params,
+)
 from .errors import (
     RhaiRuntimeError,
 )
@@ -40,7 +47,8 @@ class CallsMixin:
         body_e = self.expr(n.body)
         ctx.scopes.pop()
         self.ctx = outer
-        sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib)
+        sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib,
+                      ops=loop_weight(n.body))
         g = body_e.fn
         sf.body = g if body_e.fresh else (lambda f: deep_copy(g(f)))
         sf.nslots = ctx.nslots
@@ -70,6 +78,10 @@ class CallsMixin:
         file, line, col = self.file, n.line, n.col
         if n.ns:
             return self.call_namespaced(n)
+        if name == "eval" and nargs == 1 and ("eval", 1) not in lib.fns:
+            return self.call_eval(n)
+        if getattr(n, "bang", False):
+            return self.call_in_caller_scope(n)
         if name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
             vn = n.args[0].value
             found = self.ctx.lookup(vn) is not None if type(vn) is str else False
@@ -115,9 +127,13 @@ class CallsMixin:
                     raise e.locate(file, line, col) from None
             return E(call_ptr, fresh=True)
         cache: list[Any] = [None, None, None]
+        # as in Rhai, a native called in function style on a variable works on the variable
+        # itself (`pad(y, 5, 0)` grows `y`, `crop(s, 1)` shortens `s`)
+        place = self.place_or_value(n.args[0]) if args and n.args[0].k == "var" else None
+        get0, set0 = place if place is not None and place[1] is not None else (None, None)
+        rest = args[1:]
 
         def call_dyn(f: list) -> Any:
-            vals = [a(f) for a in args]
             try:
                 if cache[0] == rt.version and cache[1] is rt.main_lib:
                     target = cache[2]
@@ -127,14 +143,60 @@ class CallsMixin:
                         rt.find_native(name, nargs)
                     cache[0], cache[1], cache[2] = rt.version, rt.main_lib, target
                 if type(target) is ScriptFn:
-                    return rt.invoke(target, vals)[0]
+                    return rt.invoke(target, [a(f) for a in args])[0]
+                if target is not None and set0 is not None:
+                    r = call_native(target, name, [get0(f), *[a(f) for a in rest]])
+                    if type(r) is WriteBack:
+                        set0(f, r.new_this)
+                        return r.result
+                    return r
+                vals = [a(f) for a in args]
                 if target is None:
                     raise RhaiRuntimeError(f"Function not found: {name} "
                                            f"({', '.join(type_of(v) for v in vals)})")
-                return call_native(target, name, vals)
+                r = call_native(target, name, vals)
+                return r.result if type(r) is WriteBack else r  # on a temporary value
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
         return E(call_dyn, fresh=True)
+
+    def call_eval(self, n: Node) -> E:
+        """``eval(code)``: runs in this frame with the variables visible here."""
+        from .evalfn import run_eval
+
+        code = self.expr(n.args[0]).fn
+        visible = self._visible()
+        rt, where = self.rt, (self.file, n.line, n.col)
+        return E(lambda f: run_eval(rt, code(f), f, visible, where), fresh=True)
+
+    def _visible(self) -> dict:
+        visible: dict = {}
+        for sc in self.ctx.scopes:
+            visible.update(sc)
+        return visible
+
+    def call_in_caller_scope(self, n: Node) -> E:
+        """``foo!(args)``: the script function sees (and may assign) the caller's variables."""
+        from .evalfn import with_caller_scope
+
+        name, nargs = n.name, len(n.args)
+        args = [self.value(a) for a in n.args]
+        rt, lib, visible = self.rt, self.lib, self._visible()
+        file, line, col = self.file, n.line, n.col
+
+        def call_bang(f: list) -> Any:
+            vals = [a(f) for a in args]
+            found = rt.find_script(name, nargs, lib)
+            sf = pick_untyped(found) if found else None
+            if sf is None:
+                raise RhaiRuntimeError(f"Function not found: {name}! "
+                                       f"({', '.join(type_of(v) for v in vals)})", file, line, col)
+            try:
+                return with_caller_scope(rt, f, visible, lambda: rt.invoke(sf, vals)[0],
+                                         entry=True)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(call_bang, fresh=True)
 
     def call_namespaced(self, n: Node) -> E:
         name, nargs = n.name, len(n.args)

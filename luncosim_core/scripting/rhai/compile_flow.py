@@ -7,7 +7,16 @@ from typing import Any
 
 from . import ops
 from .ast import Node
-from .compile_base import _CONTAINERS, E, Fn, _hashable, error_map, has_loop_flow, iterate
+from .compile_base import (
+    _CONTAINERS,
+    E,
+    Fn,
+    _hashable,
+    error_map,
+    has_loop_flow,
+    iterate,
+    loop_weight,
+)
 from .errors import (
     BreakSignal,
     ContinueSignal,
@@ -59,6 +68,7 @@ class FlowMixin:
         return fn, has_loop_flow(body)
 
     def x_while(self, n: Node) -> E:
+        w = loop_weight(n.cond, n.body)
         c = self.expr(n.cond).fn
         body, flow = self._loop_body(n.body)
         rt = self.rt
@@ -71,11 +81,11 @@ class FlowMixin:
             gen = try_while(n, self.ctx.lookup, rt, self.file)
             if gen is not None:
                 return E(gen)
-            return E(_fast_while(c, self._stmt_list, rt, bad, file, line, col))
+            return E(_fast_while(c, self._stmt_list, rt, bad, (file, line, col), w))
 
         def while_flow(f: list) -> Any:
             while True:
-                rt.ops += 1
+                rt.ops += w
                 if rt.ops > rt.max_ops:
                     raise rt.too_many_ops().locate(file, line, col)
                 x = c(f)
@@ -95,10 +105,11 @@ class FlowMixin:
         body, _ = self._loop_body(n.body)
         rt = self.rt
         file, line, col = self.file, n.line, n.col
+        w = loop_weight(n.body)
 
         def loop(f: list) -> Any:
             while True:
-                rt.ops += 1
+                rt.ops += w
                 if rt.ops > rt.max_ops:
                     raise rt.too_many_ops().locate(file, line, col)
                 try:
@@ -115,10 +126,11 @@ class FlowMixin:
         until = n.until
         rt = self.rt
         file, line, col = self.file, n.cond.line, n.cond.col
+        w = loop_weight(n.body, n.cond)
 
         def do(f: list) -> Any:
             while True:
-                rt.ops += 1
+                rt.ops += w
                 if rt.ops > rt.max_ops:
                     raise rt.too_many_ops().locate(file, line, col)
                 try:
@@ -148,6 +160,7 @@ class FlowMixin:
         s, boxed = var.slot, var.boxed
         si = idx.slot if idx else None
         iboxed = idx.boxed if idx else False
+        w = loop_weight(n.body)
 
         def for_(f: list) -> Any:
             src = it(f)
@@ -157,17 +170,28 @@ class FlowMixin:
                 raise e.locate(file, line, col) from None
             i = 0
             n, lim = 0, budget()
+            # as in Rhai, the loop variables are one variable across the iterations: closures
+            # made in the body share it (and see its last value)
+            cell = Cell(Unit) if boxed else None
+            icell = Cell(0) if iboxed else None
             try:
                 for x in seq:
-                    n += 1
+                    n += w
                     if n >= lim:
                         rt.ops += n
                         n, lim = 0, budget()
                     if type(x) in _CONTAINERS:
                         x = deep_copy(x)
-                    f[s] = Cell(x) if boxed else x
-                    if si is not None:
-                        f[si] = Cell(i) if iboxed else i
+                    if cell is not None:
+                        cell.v = x
+                        f[s] = cell
+                    else:
+                        f[s] = x
+                    if icell is not None:
+                        icell.v = i
+                        f[si] = icell
+                    elif si is not None:
+                        f[si] = i
                     i += 1
                     try:
                         body(f)
@@ -219,7 +243,10 @@ class FlowMixin:
             x = subj(f)
             for val, g, b in ordered:
                 if type(val) is RhaiRange:
-                    if not (type(x) is int and x in val):
+                    if type(x) is RhaiRange:  # switching on a range value: equal ranges match
+                        if x != val:
+                            continue
+                    elif not (type(x) is int and x in val):
                         continue
                 elif not ops.eq(x, val):
                     continue
@@ -267,9 +294,11 @@ def _budget_fn(rt: Runtime, file: str, line: int, col: int) -> Callable[[], int]
 
 
 def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],
-                file: str, line: int, col: int) -> Fn:
+                where: tuple[str, int, int], w: int) -> Fn:
     """A ``while`` without break/continue: operations are counted in a local and flushed to
-    the runtime in chunks (never past the limit), the body's statements are called inline."""
+    the runtime in chunks (never past the limit), the body's statements are called inline;
+    each iteration counts ``w`` operations."""
+    file, line, col = where
 
     def budget() -> int:
         left = rt.max_ops - rt.ops
@@ -284,7 +313,7 @@ def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], 
             n, lim = 0, budget()
             try:
                 while True:
-                    n += 1
+                    n += w
                     if n >= lim:
                         rt.ops += n
                         n, lim = 0, budget()
@@ -304,7 +333,7 @@ def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], 
             n, lim = 0, budget()
             try:
                 while True:
-                    n += 1
+                    n += w
                     if n >= lim:
                         rt.ops += n
                         n, lim = 0, budget()
@@ -323,7 +352,7 @@ def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], 
         n, lim = 0, budget()
         try:
             while True:
-                n += 1
+                n += w
                 if n >= lim:
                     rt.ops += n
                     n, lim = 0, budget()

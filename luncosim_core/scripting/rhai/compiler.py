@@ -26,6 +26,7 @@ from .compile_base import (
     closure_names,
     error_map,
     iterate,
+    loop_weight,
     mutated_params,
 )
 from .compile_calls import CallsMixin
@@ -47,6 +48,7 @@ from .runtime import (
     ScriptFn,
 )
 from .values import (
+    FnPtr,
     RhaiRange,
     Unit,
     deep_copy,
@@ -82,6 +84,7 @@ class Compiler(FlowMixin, CallsMixin):
             fdefs.append((fd, sf))
         for fd, sf in fdefs:
             self.compile_fn(fd, sf)
+            sf.ops = loop_weight(fd.body)
         top_ctx = FnCtx("top", None, closure_names(self.script.stmts))
         self.ctx = top_ctx
         body = self.block_body(self.script.stmts, new_scope=False, top=True)
@@ -243,6 +246,27 @@ class Compiler(FlowMixin, CallsMixin):
 
     # ── assignment ─────────────────────────────────────────────────────────────────────
     def stmt_assign(self, st: Node) -> Fn:
+        """Assignment; ``x?[2] = v`` / ``x?.a = v`` do nothing when ``x`` is ``()``, and an
+        element of a constant cannot be assigned (a compile-time error, as in Rhai)."""
+        root, guard = st.target, None
+        while root.k in ("prop", "index"):
+            if root.safe and guard is None:
+                guard = root.obj
+            root = root.obj
+        if root.k == "var" and root is not st.target:
+            v = self.ctx.lookup(root.name)
+            if (v is not None and v.const) or (v is None and root.name in self.lib.const_names):
+                raise self.err(f"Cannot modify constant {root.name}", root)
+        inner = self._assign(st)
+        if guard is None:
+            return inner
+        g = self.expr(guard).fn
+
+        def safe_assign(f: list) -> Any:
+            return Unit if g(f) is Unit else inner(f)
+        return safe_assign
+
+    def _assign(self, st: Node) -> Fn:
         op = st.op
         t = st.target
         file, line, col = self.file, st.line, st.col
@@ -326,10 +350,14 @@ class Compiler(FlowMixin, CallsMixin):
                     return self.fn_free_name(t.name, file, line, col)
                 rt, name = self.rt, t.name
 
+                lib = self.lib
+
                 def dget(f: list) -> Any:
                     try:
                         return rt.scope[name]
                     except KeyError:
+                        if fn_named(rt, lib, name):
+                            return FnPtr(name)  # a bare function name is a function pointer
                         raise RhaiRuntimeError(f"Variable not found: {name}", file, line,
                                                col) from None
 
@@ -414,7 +442,7 @@ class Compiler(FlowMixin, CallsMixin):
         """A name a function body does not declare: the script's top-level constants, the
         host scope's constants, and (for the function the host calls through ``call_fn``) the
         host scope's variables; never the script's variables."""
-        g, rt = self.lib.globals, self.rt
+        g, rt, lib = self.lib.globals, self.rt, self.lib
 
         def fget(f: list) -> Any:
             if name in g:
@@ -422,6 +450,8 @@ class Compiler(FlowMixin, CallsMixin):
             sc = rt.scope
             if name in sc and (name in rt.scope_consts or rt.depth == rt.entry_depth):
                 return sc[name]
+            if fn_named(rt, lib, name):
+                return FnPtr(name)  # a bare function name is a function pointer
             raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
 
         def fset(f: list, val: Any) -> None:
@@ -736,3 +766,9 @@ class Compiler(FlowMixin, CallsMixin):
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
         return E(index)
+
+
+def fn_named(rt: Any, lib: Any, name: str) -> bool:
+    """Whether a script function of that name (any arity) is visible."""
+    return any(k[0] == name for k in lib.fns) or any(k[0] == name for k in rt.global_fns) or \
+        (rt.main_lib is not None and any(k[0] == name for k in rt.main_lib.fns))

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from . import std_collections  # noqa: F401  (registers the collection natives)
+from . import (
+    std_collections,  # noqa: F401  (registers the collection natives)
+    std_extra,  # noqa: F401  (bit fields, split_rev, BLOB read/write)
+)
 from .compiler import CompiledLib, Compiler
 from .errors import (
     BreakSignal,
@@ -30,8 +33,9 @@ from .values import Char, FnPtr, RhaiRange, Timestamp, Unit
 
 @dataclass(frozen=True)
 class Limits:
-    """Host-set limits; 0 means unlimited. Operations are counted per loop iteration and
-    per function call, so an endless loop or recursion is always stopped."""
+    """Host-set limits; 0 means unlimited. Operations are counted as Rhai counts them (one
+    per statement and expression, tallied per loop iteration and per call), so an endless loop
+    or recursion is always stopped. ``max_call_depth`` is Rhai's ``max_call_levels``."""
 
     max_operations: int = 0
     max_call_depth: int = 64

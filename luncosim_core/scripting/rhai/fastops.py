@@ -25,13 +25,19 @@ _ARITH = """
 """
 _CMP = """
         ta = type(a)
-        if ta is type(b) and (ta is int or ta is float):
-            return a {op} b
+        if ta is type(b):
+            if ta is int:
+                return a {op} b
+            if ta is float:
+                return FCMP("{op}", a, b)
 """
 _EQ = """
         ta = type(a)
-        if ta is type(b) and (ta is int or ta is float or ta is str or ta is bool):
-            return a {op} b
+        if ta is type(b):
+            if ta is int or ta is str or ta is bool:
+                return a {op} b
+            if ta is float:
+                return FCMP("{op}", a, b)
 """
 _ARITH_SET = """
         if type(a) is int and type(b) is int:
@@ -89,7 +95,8 @@ def factory(T, B, slow, file, line, col):
         return U
     return _op
 """
-    ns: dict[str, Any] = {"RhaiRuntimeError": RhaiRuntimeError, "U": Unit}
+    ns: dict[str, Any] = {"RhaiRuntimeError": RhaiRuntimeError, "U": Unit,
+                          "FCMP": ops.float_cmp}
     exec(compile(src, f"<rhai-fastop {kind} {op} {sa} {sb}>", "exec"), ns)  # noqa: S102
     fac = ns["factory"]
     _factories[key] = fac

@@ -166,11 +166,14 @@ class Lexer:
         while self.pos < n and (src[self.pos] in _DIGITS or src[self.pos] == "_"):
             self.pos += 1
         is_float = False
-        if (self.pos + 1 < n and src[self.pos] == "." and src[self.pos + 1] in _DIGITS):
+        if self.pos + 1 < n and src[self.pos] == "." and src[self.pos + 1] in _DIGITS:
             is_float = True
             self.pos += 1
             while self.pos < n and (src[self.pos] in _DIGITS or src[self.pos] == "_"):
                 self.pos += 1
+        elif self.pos + 1 < n and src[self.pos] == "." and _ends_float(src[self.pos + 1]):
+            self.pos += 1  # `1.` is a float when what follows cannot start a property name
+            return ("float", float(src[start:self.pos - 1].replace("_", "")), line, col)
         if self.pos < n and src[self.pos] in "eE":
             p = self.pos + 1
             if p < n and src[p] in "+-":
@@ -184,6 +187,8 @@ class Lexer:
         if is_float:
             return ("float", float(text), line, col)
         v = int(text)
+        if v == I64_MAX + 1:  # only valid after a minus: `-9223372036854775808` (the parser)
+            return ("int", v, line, col)
         if v > I64_MAX:
             raise self.error(f"Integer literal too large: {src[start:self.pos]}", line, col)
         return ("int", v, line, col)
@@ -222,24 +227,33 @@ class Lexer:
             c = src[self.pos]
             if c == quote:
                 self.pos += 1
+                if self.pos < n and src[self.pos] == quote:  # a doubled quote is one quote
+                    self.pos += 1
+                    out.append(quote)
+                    continue
                 return "".join(out)
             if c == "\\":
                 self.pos += 1
                 if self.pos < n and src[self.pos] in "\r\n":
-                    # line continuation: skip the newline and the next line's indentation
-                    if src[self.pos] == "\r":
-                        self.pos += 1
-                    if self.pos < n and src[self.pos] == "\n":
-                        self._newline()
-                        self.pos += 1
-                    while self.pos < n and src[self.pos] in " \t":
-                        self.pos += 1
+                    self._continue_line(col)
                     continue
                 out.append(self._escape(line, col))
                 continue
             if c == "\n":
                 raise self.error("Unterminated string", line, col)
             out.append(c)
+            self.pos += 1
+
+    def _continue_line(self, quote_col: int) -> None:
+        """A backslash at the end of a line: skip the newline and, as Rhai does, the next
+        line's whitespace up to the column of the opening quote (the rest is kept)."""
+        src, n = self.src, len(self.src)
+        if src[self.pos] == "\r":
+            self.pos += 1
+        if self.pos < n and src[self.pos] == "\n":
+            self._newline()
+            self.pos += 1
+        while self.pos < n and src[self.pos] in " \t" and self.col() <= quote_col:
             self.pos += 1
 
     def _raw_string(self, line: int, col: int) -> str:
@@ -269,6 +283,12 @@ class Lexer:
         src, n = self.src, len(self.src)
         parts: list = []
         buf: list[str] = []
+        for lead in ("\r\n", "\n", "\r"):  # a newline right after the backtick is dropped
+            if src.startswith(lead, self.pos):
+                self.pos += len(lead)
+                self._newline()
+                self.line_start = self.pos
+                break
         while True:
             if self.pos >= n:
                 raise self.error("Unterminated string", line, col)
@@ -291,8 +311,14 @@ class Lexer:
                 continue
             if c == "\n":
                 self._newline()
-            buf.append(c)
+            if c != "\r" or not src.startswith("\r\n", self.pos):  # CR LF reads as LF
+                buf.append(c)
             self.pos += 1
+
+
+def _ends_float(c: str) -> bool:
+    """After ``1.``: the period belongs to the number unless a name, ``_`` or ``.`` follows."""
+    return c not in _IDENT_START and c != "." and not (c.isalpha() and not c.isascii())
 
 
 def tokenize(src: str, file: str = "") -> list[Token]:

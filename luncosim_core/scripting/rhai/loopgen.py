@@ -12,6 +12,7 @@ from typing import Any
 
 from . import ops
 from .ast import Node
+from .compile_base import loop_weight
 from .errors import RhaiRuntimeError
 from .values import Unit
 
@@ -105,8 +106,7 @@ class _Gen:
             return None
         slow = self.slow(ops.BINARY[c.op], c, file)
         return [f"{ind}a = {a[0]}", f"{ind}b = {b[0]}",
-                f"{ind}ta = type(a)",
-                f"{ind}if ta is type(b) and (ta is int or ta is float):",
+                f"{ind}if type(a) is int and type(b) is int:",
                 f"{ind}    x = a {c.op} b",
                 f"{ind}else:", f"{ind}    x = {slow}(a, b)",
                 f"{ind}if not x:", f"{ind}    return Unit"]
@@ -128,6 +128,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
             return None
         body += lines
     g.ns["rt"] = rt
+    g.ns["W"] = loop_weight(n.cond, n.body)
     g.ns["LOC"] = (file, n.cond.line, n.cond.col)
     src = "\n".join([
         "def _while(f):",
@@ -135,7 +136,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
         "    lim = _budget()",
         "    try:",
         "        while True:",
-        "            n += 1",
+        "            n += W",
         "            if n >= lim:",
         "                rt.ops += n",
         "                n = 0",
@@ -152,4 +153,115 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
         "    return left if left < 4096 else 4096",
     ])
     exec(compile(src, f"<rhai-while {file}:{n.line}>", "exec"), g.ns)  # noqa: S102
-    return g.ns["_while"]
+    generic = g.ns["_while"]
+    return _IntLoop(lookup, rt, file).build(n, generic) or generic
+
+
+_I64 = "r > 9223372036854775807 or r < -9223372036854775808"
+
+
+class _IntLoop:
+    """The same loop specialised for integers: when every variable it touches holds an
+    ``int`` on entry, they stay ints (each ``+ - *`` is checked and overflow is an error), so
+    the loop keeps them in Python locals with no type tests; otherwise the generic loop runs."""
+
+    def __init__(self, lookup: Callable[[str], Any], rt: Any, file: str) -> None:
+        self.lookup, self.rt, self.file = lookup, rt, file
+        self.ns: dict[str, Any] = {"Unit": Unit, "rt": rt}
+        self.slots: dict[int, str] = {}
+        self.k = 0
+
+    def operand(self, n: Node) -> str | None:
+        if n.k == "lit" and type(n.value) is int:
+            self.k += 1
+            self.ns[f"K{self.k}"] = n.value
+            return f"K{self.k}"
+        if n.k == "var":
+            v = self.lookup(n.name)
+            if v is not None and not v.boxed:
+                return self.slots.setdefault(v.slot, f"v{v.slot}")
+        return None
+
+    def slow(self, op: str, n: Node) -> str:
+        fn, line, col, file = ops.BINARY[op], n.line, n.col, self.file
+
+        def overflow(a: Any, b: Any) -> Any:
+            try:
+                return fn(a, b)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        self.k += 1
+        self.ns[f"S{self.k}"] = overflow
+        return f"S{self.k}"
+
+    def arith(self, op: str, a: str, b: str, at: Node, tgt: str) -> list[str]:
+        return [f"r = {a} {op} {b}", f"if {_I64}:", f"    r = {self.slow(op, at)}({a}, {b})",
+                f"{tgt} = r"]
+
+    def stmt(self, st: Node) -> list[str] | None:
+        if st.k != "assign" or st.target.k != "var":
+            return None
+        v = self.lookup(st.target.name)
+        if v is None or v.boxed or v.const:
+            return None
+        tgt = self.slots.setdefault(v.slot, f"v{v.slot}")
+        val = st.value
+        if st.op in ("+=", "-=", "*="):
+            b = self.operand(val)
+            return None if b is None else self.arith(st.op[0], tgt, b, st, tgt)
+        if st.op != "=":
+            return None
+        b = self.operand(val)
+        if b is not None:
+            return [f"{tgt} = {b}"]
+        if val.k == "binary" and val.op in _ARITH:
+            x, y = self.operand(val.l), self.operand(val.r)
+            if x is not None and y is not None:
+                return self.arith(val.op, x, y, val, tgt)
+        return None
+
+    def build(self, n: Node, generic: Callable) -> Callable | None:
+        c = n.cond
+        if c.k != "binary" or c.op not in _CMP:
+            return None
+        a, b = self.operand(c.l), self.operand(c.r)
+        body: list[str] = []
+        for st in n.body.stmts:
+            lines = self.stmt(st)
+            if lines is None or a is None or b is None:
+                return None
+            body += lines
+        names = list(self.slots.items())
+        guard = " and ".join(f"type(f[{s}]) is int" for s, _ in names) or "True"
+        self.ns["_generic"] = generic
+        self.ns["W"] = loop_weight(n.cond, n.body)
+        self.ns["LOC"] = (self.file, c.line, c.col)
+        src = "\n".join([
+            "def _while_int(f):",
+            f"    if not ({guard}):",
+            "        return _generic(f)",
+            *[f"    {v} = f[{s}]" for s, v in names],
+            "    n = 0",
+            "    lim = _budget()",
+            "    try:",
+            "        while True:",
+            "            n += W",
+            "            if n >= lim:",
+            "                rt.ops += n",
+            "                n = 0",
+            "                lim = _budget()",
+            f"            if not ({a} {c.op} {b}):",
+            "                return Unit",
+            *[f"            {ln}" for ln in body],
+            "    finally:",
+            "        rt.ops += n",
+            *[f"        f[{s}] = {v}" for s, v in names],
+            "",
+            "def _budget():",
+            "    left = rt.max_ops - rt.ops",
+            "    if left <= 0:",
+            "        raise rt.too_many_ops().locate(*LOC)",
+            "    return left if left < 4096 else 4096",
+        ])
+        exec(compile(src, f"<rhai-int-while {self.file}:{n.line}>", "exec"), self.ns)  # noqa: S102
+        return self.ns["_while_int"]

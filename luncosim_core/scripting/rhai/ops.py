@@ -241,8 +241,35 @@ def _char_str(a: Any, b: Any) -> bool:
     return (ta is Char and tb is str) or (ta is str and tb is Char)
 
 
+_EPS = 2.220446049250313e-16  # f64::EPSILON
+
+
+def float_cmp(op: str, x: float, y: float) -> bool:
+    """Rhai compares floats with a relative epsilon (absolute next to zero): ``0.1 + 0.2 ==
+    0.3`` is true and ``0 < 1e-16`` is false."""
+    m = 1.0 if x * y == 0.0 else max(abs(x), abs(y))
+    d = (x - y) / m
+    if op == "==":
+        return abs(d) <= _EPS
+    if op == "!=":
+        return not abs(d) <= _EPS
+    if op == ">":
+        return d > _EPS
+    if op == ">=":
+        return d > -_EPS
+    if op == "<":
+        return -d > _EPS
+    return -d > -_EPS
+
+
+def _has_float(ta: type, tb: type) -> bool:
+    return (ta is float and (tb is float or tb is int)) or (ta is int and tb is float)
+
+
 def eq(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
+    if _has_float(ta, tb):
+        return float_cmp("==", a, b)
     if ta is tb and ta is not list and ta is not dict:
         return a == b
     if _char_str(a, b):
@@ -251,6 +278,8 @@ def eq(a: Any, b: Any) -> bool:
 
 
 def ne(a: Any, b: Any) -> bool:
+    if _has_float(type(a), type(b)):
+        return float_cmp("!=", a, b)
     return not eq(a, b)
 
 
@@ -262,6 +291,10 @@ def _compare(op: str, a: Any, b: Any) -> Any:
     characters; other mismatched types compare false; same-typed values without an ordering
     (arrays, maps, ...) have no such operator."""
     ta, tb = type(a), type(b)
+    if _has_float(ta, tb):
+        return float_cmp(op, a, b)
+    if ta is Timestamp and tb is Timestamp:
+        return _PY_CMP[op](a.t, b.t)
     if ta is tb:
         if ta in _ORDERED:
             return _PY_CMP[op](a, b)

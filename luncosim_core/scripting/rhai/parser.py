@@ -12,6 +12,7 @@ from typing import Any
 from .ast import FnDef, Node, Script
 from .errors import RhaiSyntaxError
 from .lexer import Lexer, Token
+from .values import I64_MAX
 
 BINARY_PREC: dict[str, int] = {
     "||": 30, "|": 30, "^": 30,
@@ -122,7 +123,10 @@ class Parser:
                 self.next()
                 continue
             st = self.parse_stmt(top)
-            if st is not None:
+            inline = self._literal_eval(st, top)
+            if inline is not None:
+                stmts.extend(inline)
+            elif st is not None:
                 stmts.append(st)
             t = self.peek()
             if t[0] == "op" and t[1] == ";":
@@ -183,11 +187,28 @@ class Parser:
         nt = self.peek()
         if nt[0] == "op" and nt[1] in ASSIGN_OPS:
             self.next()
-            if e.k not in ("var", "prop", "index", "this", "path"):
+            if not _assignable(e):
                 raise self.error("Cannot assign to this expression", nt)
             value = self.parse_expr()
             return Node("assign", nt[2], nt[3], op=nt[1], target=e, value=value)
         return Node("expr", e.line, e.col, e=e)
+
+    def _literal_eval(self, st: Node | None, top: bool) -> list[Node] | None:
+        """``eval("literal");`` as a statement runs in the caller's scope, so its ``let``s
+        shadow the block's variables as in Rhai: its statements are parsed in place."""
+        if st is None or st.k != "expr" or st.e.k != "call" or st.e.name != "eval" or \
+                st.e.ns or len(st.e.args) != 1 or st.e.args[0].k != "lit" or \
+                type(st.e.args[0].value) is not str:
+            return None
+        lit = st.e.args[0]
+        sub = Parser.__new__(Parser)
+        sub.file, sub.i, sub.max_depth, sub.depth = self.file, 0, self.max_depth, self.depth
+        sub.toks = Lexer(lit.value, self.file, lit.line, lit.col + 1).tokenize()
+        sub.fns, sub.fn_depth = self.fns, self.fn_depth
+        stmts = sub.parse_stmts(top)
+        if sub.peek()[0] != "eof":
+            raise sub.error(f"Unexpected {sub.describe(sub.peek())} in eval")
+        return stmts
 
     def _at_stmt_end(self) -> bool:
         t = self.peek()
@@ -302,10 +323,21 @@ class Parser:
             self.next()
             if op == "!in":
                 self.next()
-            right = self.parse_expr(prec - 1 if op == "**" else prec)
+            right = self._right_operand(op, prec)
             left = self._binary(op, left, right, t)
         self.depth -= 1
         return left
+
+    def _right_operand(self, op: str, prec: int) -> Node:
+        """The right side of a binary operator; as in Rhai, a range's missing end is open
+        (``2..``) and ``??`` may be followed by a statement (``x ?? break 42``)."""
+        nt = self.peek()
+        if op in ("..", "..=") and nt[0] in ("op", "eof") and nt[1] in _OPEN_RANGE_END:
+            return Node("lit", nt[2], nt[3], value=I64_MAX)
+        if op == "??" and nt[0] == "ident" and nt[1] in ("break", "continue", "return", "throw"):
+            stmt = self.parse_stmt(False)
+            return Node("block", nt[2], nt[3], stmts=[stmt])
+        return self.parse_expr(prec - 1 if op == "**" else prec)
 
     @staticmethod
     def _binary(op: str, left: Node, right: Node, t: Token) -> Node:
@@ -323,6 +355,13 @@ class Parser:
 
     def parse_unary(self) -> Node:
         t = self.peek()
+        if t[0] == "op" and t[1] in ("..", "..="):  # `..2`: a range from 0, as in Rhai
+            return Node("lit", t[2], t[3], value=0)
+        if t[0] == "op" and t[1] == "-" and self.peek(1)[0] == "int" and \
+                self.peek(1)[1] == I64_MAX + 1:
+            self.next()
+            self.next()
+            return Node("lit", t[2], t[3], value=-I64_MAX - 1)
         if t[0] == "op" and t[1] in ("-", "+", "!"):
             self.next()
             self.enter(t)
@@ -335,11 +374,16 @@ class Parser:
         return self.parse_postfix(self.parse_primary())
 
     def parse_postfix(self, e: Node) -> Node:
+        chain_safe = False  # after `?.`/`?[` the rest of the chain short-circuits on ()
         while True:
             t = self.peek()
             if t[0] != "op":
                 return e
             op = t[1]
+            if op in ("?.", "?["):
+                chain_safe = True
+            elif chain_safe and op in (".", "["):
+                op = "?" + op
             if op in (".", "?."):
                 self.next()
                 name = self.peek()
@@ -356,6 +400,7 @@ class Parser:
             elif op in ("[", "?["):
                 self.next()
                 idx = self.parse_expr()
+                _check_literal_index(self, e, idx)
                 self.expect_op("]", "to close the index")
                 e = Node("index", t[2], t[3], obj=e, idx=idx, safe=op == "?[")
             elif op == "(" and e.k == "closure":
@@ -380,6 +425,8 @@ class Parser:
     def parse_primary(self) -> Node:
         t = self.peek()
         kind, val, line, col = t
+        if kind == "int" and val > I64_MAX:
+            raise self.error(f"Integer literal too large: {val}")
         if kind == "int" or kind == "float":
             self.next()
             return Node("lit", line, col, value=val)
@@ -409,7 +456,8 @@ class Parser:
         if kind == "op":
             if val == "(":
                 self.next()
-                if self.is_op(")"):
+                nt = self.peek()
+                if self.is_op(")") and nt[2] == line and nt[3] == col + 1:  # `()`, not `( )`
                     self.next()
                     from .values import Unit
                     return Node("lit", line, col, value=Unit)
@@ -494,7 +542,8 @@ class Parser:
             return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
         if self.is_op("!") and self.is_op("(", 1):
             self.next()
-            return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
+            return Node("call", line, col, name=val, args=self.parse_args(), ns=None,
+                        bang=True)
         return Node("var", line, col, name=val)
 
     def parse_map(self) -> Node:
@@ -505,6 +554,8 @@ class Parser:
             k = self.peek()
             if k[0] in ("ident", "str"):
                 key = k[1]
+            elif k[0] == "istr" and len(k[1]) == 1 and isinstance(k[1][0], str):
+                key = k[1][0]  # a backtick key without interpolation
             else:
                 raise self.error(f"Expecting a property name in the object map, found "
                                  f"{self.describe(k)}")
@@ -578,6 +629,7 @@ class Parser:
         self.expect_op("{", "to start the switch block")
         cases: list[tuple[list[Node], Node | None, Node]] = []
         default = None
+        seen_range = False
         while not self.is_op("}"):
             ct = self.peek()
             if ct[0] == "ident" and ct[1] == "_":
@@ -605,10 +657,7 @@ class Parser:
             else:
                 if default is not None:
                     raise self.error("The default case must be the last one", ct)
-                for p in pats:
-                    if p.k not in ("lit", "range") or (p.k == "range" and
-                                                       (p.l.k != "lit" or p.r.k != "lit")):
-                        raise self.error("Switch case values must be constants", ct)
+                seen_range = _check_case_values(self, pats, ct, seen_range)
                 cases.append((pats, guard, body))
             if self.is_op(","):
                 self.next()
@@ -643,6 +692,55 @@ class Parser:
 
 _TYPE_ALIASES = {"int": "i64", "float": "f64", "string": "string", "map": "map",
                  "array": "array"}
+
+
+_OPEN_RANGE_END = ("]", ")", "}", ",", ";", "=>", None)
+
+
+def _literal_kind(e: Node) -> str | None:
+    """The type of a constant index expression, as Rhai's parser sees it."""
+    if e.k == "lit":
+        from .values import type_of
+        return type_of(e.value)
+    if e.k in ("and", "or") or (e.k == "unary" and e.op == "!") or e.k == "in":
+        return "bool"
+    return None
+
+
+def _check_literal_index(p: Parser, obj: Node, idx: Node) -> None:
+    """Rhai rejects at compile time an array or string literal indexed by a constant that is
+    not a number, and a map literal indexed by a constant that is not a string."""
+    kind = _literal_kind(idx)
+    if kind is None:
+        return
+    is_str = obj.k == "lit" and isinstance(obj.value, str)
+    if (obj.k == "array" or is_str) and kind not in ("i64", "range", "range="):
+        what = "Array" if obj.k == "array" else "String"
+        raise p.error(f"{what} access expects integer index, not {kind}", (0, 0, idx.line, idx.col))
+    if obj.k == "map" and kind != "string":
+        raise p.error(f"Object map access expects string index, not {kind}",
+                      (0, 0, idx.line, idx.col))
+
+
+def _check_case_values(p: Parser, pats: list[Node], ct: Token, seen_range: bool) -> bool:
+    """Switch cases are constants, and (as Rhai requires) numbers come before ranges."""
+    for pat in pats:
+        if pat.k == "range":
+            if pat.l.k != "lit" or pat.r.k != "lit":
+                raise p.error("Switch case values must be constants", ct)
+            seen_range = True
+        elif pat.k != "lit":
+            raise p.error("Switch case values must be constants", ct)
+        elif seen_range and type(pat.value) in (int, float):
+            raise p.error("Numeric switch case cannot follow a range case", ct)
+    return seen_range
+
+
+def _assignable(e: Node) -> bool:
+    """A variable, ``this``, or a property/index chain on one (not on a call's result)."""
+    while e.k in ("prop", "index"):
+        e = e.obj
+    return e.k in ("var", "this", "path")
 
 
 def parse(src: str, file: str = "", max_expr_depth: int = 0) -> Script:

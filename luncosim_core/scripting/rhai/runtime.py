@@ -63,6 +63,7 @@ class ScriptFn:
     private: bool = False
     capture_slots: tuple[int, ...] = ()  # closures: where captured cells go in the frame
     lib: Any = None  # the CompiledLib this function belongs to
+    ops: int = 1  # operations one call counts (its body's statements and expressions)
 
 
 class Closure:
@@ -130,9 +131,15 @@ class Runtime:
         return s
 
     def check_array(self, a: list) -> list:
+        """As Rhai counts: a nested array counts as one element plus its own elements (checked
+        deeply when the array holds arrays at either end, so flat arrays stay O(1))."""
         m = self.limits.max_array_size
         if m and len(a) > m:
             raise RhaiLimitError(f"Size of array too large: {len(a)} > {m}")
+        if m and a and (type(a[0]) is list or type(a[-1]) is list):
+            n = deep_array_size(a)
+            if n > m:
+                raise RhaiLimitError(f"Size of array too large: {n} > {m}")
         return a
 
     def check_map(self, d: dict) -> dict:
@@ -186,7 +193,7 @@ class Runtime:
             self.depth -= 1
             raise RhaiLimitError(f"Stack overflow: call depth exceeds {self.max_depth} "
                                  f"in function '{sf.name}'")
-        self.ops += 1
+        self.ops += sf.ops
         if self.ops > self.max_ops:
             self.depth -= 1
             raise self.too_many_ops()
@@ -235,7 +242,8 @@ class Runtime:
             return self.invoke(sf, args, this)
         nf = self.find_native(name, len(args))
         if nf is not None:
-            return call_native(nf, name, args), this
+            r = call_native(nf, name, args)
+            return (r.result if type(r) is WriteBack else r), this
         raise RhaiRuntimeError(
             f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
 
@@ -244,6 +252,8 @@ class Runtime:
         receiver back into the receiver's place."""
         if name == "call" and type(recv) is FnPtr:
             return self.call_fnptr(recv, args), recv
+        if name == "call" and args and type(args[0]) is FnPtr:  # `x.call(fp, ...)`: this = x
+            return self.call_fnptr_this(args[0], args[1:], recv)
         if type(recv) is dict:
             fp = recv.get(name)
             if type(fp) is FnPtr:
@@ -299,3 +309,15 @@ def call_native(nf: NativeFn, name: str, args: list[Any]) -> Any:
 
 def copy_value(v: Any) -> Any:
     return deep_copy(v)
+
+
+def deep_array_size(a: list) -> int:
+    """Rhai's array size: each element counts one, a nested array or blob adds its size."""
+    n = len(a)
+    for x in a:
+        t = type(x)
+        if t is list:
+            n += deep_array_size(x)
+        elif t is bytearray:
+            n += len(x)
+    return n

@@ -61,6 +61,8 @@ def _call(rt: Any, fp: Any, *args: Any) -> Any:
         raise FnNotFound
     if fp.closure is not None:
         n = fp.closure.fn.nparams - len(fp.curry)
+        if n <= 0 and args:  # `|| this + 1`: a closure without parameters sees the element
+            return rt.call_fnptr_this(fp, [], args[0])[0]  # as `this`, as in Rhai
         return rt.call_fnptr(fp, list(args[:max(n, 0)]))
     try:
         return rt.call_fnptr(fp, list(args))
@@ -125,6 +127,8 @@ def _index_of(rt: Any, c: Any, x: Any, start: Any = 0) -> int:
         return c.find(_text(x), s)
     if type(c) is list:
         s, _ = _span(len(c), start, None)
+        if type(x) is str and (rt.find_script(x, 1, None) or rt.find_script(x, 2, None)):
+            x = FnPtr(x)  # a script function's name is a predicate, as in Rhai
         for i in range(s, len(c)):
             if type(x) is FnPtr:
                 if _truthy(_call(rt, x, c[i], i), "index_of"):
@@ -699,6 +703,8 @@ def _to_json(m: Any) -> str:
             return v if math.isfinite(v) else None
         if t in (int, bool, str):
             return v
+        if t is FnPtr:  # as Rhai serializes a function pointer: its name, or with its curry
+            return [v.name, *[conv(x) for x in v.curry]] if v.curry else v.name
         return to_display(v)
     return json.dumps(conv(_map_(m)), separators=(",", ":"), allow_nan=False)
 

@@ -126,12 +126,6 @@ def _fp_name(fp: Any) -> str:
     return fp.name
 
 
-@native("eval")
-def _eval(_: Any) -> Any:
-    raise RhaiRuntimeError("eval is not supported by this engine: compile the script text "
-                           "with Engine.compile instead")
-
-
 # ── math ───────────────────────────────────────────────────────────────────────────────
 def _float1(fn: Callable[[float], float]) -> Callable[[Any], float]:
     def g(x: Any) -> float:
