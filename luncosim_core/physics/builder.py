@@ -212,7 +212,7 @@ class Builder:
             frontier = nxt
         if root == WORLD and not links:
             return
-        self._create_multibody(root, links)
+        self._create_multibody(root, _depth_first(root, links))
 
     def _create_multibody(self, root: str, links: list[tuple[str, str, Joint]]) -> None:
         bodies = self.m.bodies
@@ -448,3 +448,19 @@ class Builder:
         if self.tmpdir is not None:
             self.tmpdir.cleanup()
             self.tmpdir = None
+
+
+def _depth_first(root: str, links: list[tuple[str, str, Joint]]) -> list[tuple[str, str, Joint]]:
+    """Links in depth-first pre-order. pybullet stores a multibody's links in that order
+    whatever order they are given in, so any other order would make our link indices name
+    the wrong links (a rocker read as its sibling's bogie)."""
+    kids: dict[str, list[tuple[str, str, Joint]]] = {}
+    for link in links:
+        kids.setdefault(link[1], []).append(link)
+    out: list[tuple[str, str, Joint]] = []
+    stack = list(reversed(kids.get(root, [])))
+    while stack:
+        link = stack.pop()
+        out.append(link)
+        stack.extend(reversed(kids.get(link[0], [])))
+    return out
