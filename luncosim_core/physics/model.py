@@ -57,6 +57,8 @@ class Body:
     material: Material | None = None
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, m/s world
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, rad/s world
+    linear_damping: float = 0.0  # physxRigidBody:linearDamping, 1/s
+    angular_damping: float = 0.0  # physxRigidBody:angularDamping, 1/s
 
     @property
     def com_frame(self) -> Pose:

@@ -63,6 +63,7 @@ class StageReader:
         self.bodies: dict[str, Body] = {}
         self.statics: list[StaticCollider] = []
         self.collider_owner: dict[str, str] = {}  # collider path -> body path or its own path (static)
+        self.raycast_wheels: set[str] = set()
 
     # ---------------------------------------------------------------- helpers
     def purpose(self, prim) -> str:
@@ -86,6 +87,11 @@ class StageReader:
 
     # ---------------------------------------------------------------- passes
     def read(self) -> SceneModel:
+        from .vehicles import WHEEL_API, VehicleReader
+
+        targets = VehicleReader(self).jointed_targets()
+        self.raycast_wheels = {str(p.GetPath()) for p in self.prims
+                               if WHEEL_API in applied_schemas(p) and str(p.GetPath()) not in targets}
         self._find_bodies()
         self._read_colliders()
         for path in sorted(self.bodies):
@@ -107,6 +113,8 @@ class StageReader:
             if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
                 continue
             path = str(prim.GetPath())
+            if path in self.raycast_wheels:
+                continue  # a raycast wheel is a force law on its chassis, not a body
             rb = UsdPhysics.RigidBodyAPI(prim)
             enabled = rb.GetRigidBodyEnabledAttr().Get()
             if enabled is False:
@@ -129,6 +137,10 @@ class StageReader:
                 body.velocity = np.array(v, dtype=float) * self.mpu
             if w is not None:
                 body.angular_velocity = np.radians(np.array(w, dtype=float))
+            for name in ("linear", "angular"):
+                a = prim.GetAttribute(f"physxRigidBody:{name}Damping")
+                if a and authored(a) and float(a.Get() or 0.0) > 0:
+                    setattr(body, f"{name}_damping", float(a.Get()))
             self.bodies[path] = body
 
     def _read_colliders(self) -> None:
@@ -138,6 +150,8 @@ class StageReader:
             has_api = prim.HasAPI(UsdPhysics.CollisionAPI)
             terrain = any(a in schemas for a in OWNER_COLLIDER_APIS)
             en_attr = prim.GetAttribute("physics:collisionEnabled")
+            if self._under_raycast_wheel(path):
+                continue
             if not has_api and not terrain:
                 if authored(en_attr) and en_attr.Get() is True:
                     self.diags.append(diag(
@@ -187,6 +201,9 @@ class StageReader:
                     if s.purpose == "render":
                         s.collides = False
 
+    def _under_raycast_wheel(self, path: str) -> bool:
+        return any(path == w or path.startswith(w + "/") for w in self.raycast_wheels)
+
     def _collider_mass_attrs(self, prim, shape: Shape) -> None:
         if not prim.HasAPI(UsdPhysics.MassAPI):
             return
@@ -226,6 +243,8 @@ class StageReader:
         api = UsdPhysics.MassAPI(prim) if prim.HasAPI(UsdPhysics.MassAPI) else None
         body_mass = float(api.GetMassAttr().Get() or 0.0) * self.kpu if api else 0.0
         body_density = float(api.GetDensityAttr().Get() or 0.0) * self.kpu / self.mpu**3 if api else 0.0
+        if body_mass <= 0:
+            body_mass = self._mass_without_api(prim, body.path)
         shapes = [s for s in body.shapes]
         if not shapes:
             shapes = self._geometry_for_mass(prim, body)
@@ -271,6 +290,22 @@ class StageReader:
         body.com = com
         body.principal = principal
         body.inertia = np.maximum(diag_i, 1e-9)
+
+    def _mass_without_api(self, prim, path: str) -> float:
+        """A wheel's ``physxVehicleWheel:mass``, or ``physics:mass`` authored without
+        PhysicsMassAPI (LunCoSim reads both); 0 when neither is authored."""
+        from .vehicles import authored_mass_without_api
+
+        wheel = prim.GetAttribute("physxVehicleWheel:mass")
+        if wheel and authored(wheel) and float(wheel.Get() or 0.0) > 0:
+            return float(wheel.Get()) * self.kpu
+        mass = authored_mass_without_api(prim)
+        if mass is None:
+            return 0.0
+        self.diags.append(diag("info", "physics-mass-without-api",
+                               f"{path} authors physics:mass without applying PhysicsMassAPI; the mass is "
+                               "used as authored", path))
+        return mass * self.kpu
 
     def _geometry_for_mass(self, prim, body: Body) -> list[Shape]:
         """Non-colliding geometry of a body without colliders, used only for its inertia."""

@@ -22,6 +22,7 @@ from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
+from .vehicles import VehicleRuntime, read_vehicles
 
 
 @dataclass
@@ -100,6 +101,7 @@ class PhysicsWorld:
         self.dt = 1.0 / (self.tick_hz * self.substeps)
         reader = StageReader(stage)
         self.model = reader.read()
+        self._vessels = read_vehicles(reader, stage, self.model.bodies, reader.raycast_wheels)
         jr = JointReader(reader)
         self._joints: list[Joint] = jr.read()
         self._violations: dict[str, tuple[float, float]] = {}
@@ -132,6 +134,9 @@ class PhysicsWorld:
         for rt in self._built.joints:
             if rt.mode == "servo" and rt.is_link:
                 self._apply_servo(rt)
+        self._damped = [(self._built.bodies[p], b) for p, b in sorted(self.model.bodies.items())
+                        if p in self._built.bodies and not b.kinematic and (b.linear_damping or b.angular_damping)]
+        self.vehicles = VehicleRuntime(c, self._built, self._vessels, self.model.gravity, self.dt)
         self._ports = self._make_ports()
         self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
         self._effort_members: set[str] = set()
@@ -200,7 +205,11 @@ class PhysicsWorld:
         c = self._client
         forced = np.flatnonzero(np.abs(self._force).sum(axis=1) + np.abs(self._torque).sum(axis=1)).tolist()
         tethers = self._built.tethers
+        self.vehicles.tick()
         for _ in range(self.substeps):
+            self.vehicles.substep()
+            if self._damped:
+                self._apply_damping()
             if self._pd:
                 self._apply_pd()
             for i in forced:
@@ -222,6 +231,24 @@ class PhysicsWorld:
         self.tick += 1
         self._read_state()
         self._check_escape()
+
+    def _apply_damping(self) -> None:
+        """PhysX rigid-body damping (``physxRigidBody:linearDamping``/``angularDamping``),
+        integrated implicitly: dv = -c v dt / (1 + c dt), applied as a force and a torque."""
+        c, dt = self._client, self.dt
+        for b, body in self._damped:
+            if b.link < 0:
+                lin, ang = c.getBaseVelocity(b.uid)
+                com = c.getBasePositionAndOrientation(b.uid)[0]
+            else:
+                st = c.getLinkState(b.uid, b.link, computeLinkVelocity=1, computeForwardKinematics=1)
+                lin, ang, com = st[6], st[7], st[0]
+            if body.linear_damping > 0:
+                k = body.mass * body.linear_damping / (1.0 + body.linear_damping * dt)
+                c.applyExternalForce(b.uid, b.link, [-k * x for x in lin], com, pb.WORLD_FRAME)
+            if body.angular_damping > 0:
+                k = float(np.max(body.inertia)) * body.angular_damping / (1.0 + body.angular_damping * dt)
+                c.applyExternalTorque(b.uid, b.link, [-k * x for x in ang], pb.WORLD_FRAME)
 
     def _apply_servo(self, rt: JointRt) -> None:
         d = rt.joint.drive
@@ -700,6 +727,8 @@ class PhysicsWorld:
             if self._joint_by_path[path].joint.kind in ("revolute", "prismatic"):
                 js.extend(self.joint_state(path))
         parts.append(struct.pack(f"<{len(js)}d", *js))
+        vs = self.vehicles.state_values()
+        parts.append(struct.pack(f"<{len(vs)}d", *vs))
         parts.append(struct.pack("<q", self.tick))
         return b"".join(parts)
 

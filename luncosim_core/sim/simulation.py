@@ -252,6 +252,38 @@ class Simulation:
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
         self._last_written: dict[int, float] = {}
         self._wired = set(self.fabric.sinks.tolist())  # commanded inputs a wire drives
+        self._bind_vehicles()
+
+    def _bind_vehicles(self) -> None:
+        """Registry slots of every vessel's drive allocation and of the wheels' inputs."""
+        reg, world = self.registry, self.world
+
+        def slot(path: str, *names: str) -> int:
+            for name in names:
+                i = reg.index.get(port_key(path, name))
+                if i is not None:
+                    return i
+            return -1
+
+        self._mixes = []
+        for v in world.vehicles.vessels:
+            if v.mix is None:
+                continue
+            ins = [slot(v.path, n) for n in ("throttle", "steer", "brake")]
+            names = v.mix.ports or [e.port for e in v.mix.entries]
+            outs = {n: slot(v.path, f"outputs:{n}", n) for n in names}
+            self._mixes.append((v.mix, ins, {n: i for n, i in outs.items() if i >= 0}))
+        self._vehicle_slots = [(k, reg.index.get(k, -1)) for k in world.vehicles.input_keys()]
+
+    def _mix_drives(self) -> None:
+        """Each vessel's throttle/steer/brake to its actuator ports (before wires propagate)."""
+        values = self.registry.values
+        for mix, ins, outs in self._mixes:
+            t, s, b = (float(values[i]) if i >= 0 else 0.0 for i in ins)
+            writes = mix.allocate(0.0 if t != t else t, 0.0 if s != s else s, 0.0 if b != b else b)
+            for name, i in outs.items():
+                if name in writes:
+                    values[i] = writes[name]
 
     def teardown(self, keep: list | None = None) -> None:
         """Drop everything projected from the last stage: physics client, participants, traces."""
@@ -438,6 +470,7 @@ class Simulation:
                 if part.phase == "script":
                     part.step(self)
             reg.apply_holds()
+            self._mix_drives()
             self.fabric.propagate(reg.values)
             for part in self.participants:
                 if part.phase == "model":
@@ -472,6 +505,8 @@ class Simulation:
                 continue
             world.write_port(path, name, v)
             last[i] = v
+        if self._vehicle_slots:
+            world.vehicles.set_inputs({k: float(values[i]) if i >= 0 else 0.0 for k, i in self._vehicle_slots})
         world.step()
         for attr, (dst, mask) in self._pose_scatter.items():
             values[dst] = getattr(world, attr)()[mask]
