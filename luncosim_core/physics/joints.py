@@ -55,6 +55,35 @@ class JointReader:
                 joints.append(j)
         return joints
 
+    def read_gears(self) -> list[tuple[str, str, str, float, float]]:
+        """``PhysxPhysicsGearJoint`` prims: (path, hinge0, hinge1, gear ratio, max force). A gear
+        whose angular drive has zero stiffness is disengaged (LunCoSim's reading) and skipped."""
+        out = []
+        for prim in sorted((p for p in self.r.prims if p.GetTypeName() == "PhysxPhysicsGearJoint"),
+                           key=lambda p: str(p.GetPath())):
+            path = str(prim.GetPath())
+            hinges = []
+            for rel in ("physxGearJoint:hinge0", "physxGearJoint:hinge1"):
+                r = prim.GetRelationship(rel)
+                t = r.GetTargets() if r else []
+                hinges.append(str(t[0]) if t else "")
+            ratio_attr = prim.GetAttribute("physxGearJoint:gearRatio")
+            ratio = float(ratio_attr.Get()) if ratio_attr and ratio_attr.Get() is not None else 1.0
+            stiff = prim.GetAttribute("drive:angular:physics:stiffness")
+            engaged = not stiff or not authored(stiff) or float(stiff.Get() or 0.0) > 0
+            if not all(hinges):
+                self.r.diags.append(diag("error", "physics-joint-invalid-target",
+                                         f"gear joint {path} needs both physxGearJoint:hinge0 and hinge1", path))
+                continue
+            if not engaged:
+                self.r.diags.append(diag("info", "physics-gear-disengaged",
+                                         f"gear joint {path} has drive stiffness 0: disengaged", path))
+                continue
+            mf = prim.GetAttribute("drive:angular:physics:maxForce")
+            max_force = float(mf.Get()) if mf and authored(mf) and math.isfinite(float(mf.Get())) else 1.0e9
+            out.append((path, hinges[0], hinges[1], ratio, max_force))
+        return out
+
     # ------------------------------------------------------------------ one joint
     def _target(self, prim, rel_name: str) -> tuple[bool, str | None, object | None]:
         """(ok, owning body path or None for world, target prim or None)."""

@@ -39,6 +39,12 @@ def body_port_specs(path: str, kinematic: bool) -> list[PortSpec]:
     out.append(PortSpec(path, "contact_force", "out", "N", False, "double",
                         "sum of contact normal forces on this body in the last substep"))
     out.append(PortSpec(path, "mass", "out", "kg", False, "double", "body mass"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"com_{ax}", "out", "m", False, "double",
+                            f"centre of mass in the body frame, {ax} (with folded raycast wheels)"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"inertia_{ax}{ax}", "out", "kg*m^2", False, "double",
+                            f"principal moment of inertia {ax}{ax}"))
     if not kinematic:
         for ax in "xyz":
             out.append(PortSpec(path, f"force_{ax}", "in", "N", True, "double",

@@ -119,6 +119,7 @@ class PhysicsWorld:
         c.setGravity(*[float(x) for x in self.model.gravity])
         self._builder = Builder(c, self.model, self._joints, reader.diags)
         self._built: Built = self._builder.build()
+        self._make_gears(jr.read_gears(), reader.diags)
         self.diagnostics: list[Diagnostic] = sorted(
             reader.diags, key=lambda d: (d.path, d.code, d.message))
         self.body_paths: tuple[str, ...] = tuple(sorted(self._built.bodies))
@@ -231,6 +232,21 @@ class PhysicsWorld:
         self.tick += 1
         self._read_state()
         self._check_escape()
+
+    def _make_gears(self, gears, diags) -> None:
+        """A gear joint couples two hinges: theta0 - ratio * theta1 stays at its start (pybullet
+        JOINT_GEAR between the two links; our link coordinates carry the USD sign)."""
+        by_path = {rt.joint.path: rt for rt in self._built.joints}
+        for path, h0, h1, ratio, max_force in gears:
+            a, b = by_path.get(h0), by_path.get(h1)
+            if a is None or b is None or not (a.is_link and b.is_link) or a.uid != b.uid:
+                diags.append(diag("warning", "physics-unsupported",
+                                  f"gear joint {path} couples {h0} and {h1}, which are not two hinges of one "
+                                  "jointed tree; it is ignored", path))
+                continue
+            cid = self._client.createConstraint(a.uid, a.link, b.uid, b.link, pb.JOINT_GEAR, [1.0, 0.0, 0.0],
+                                                [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+            self._client.changeConstraint(cid, gearRatio=-ratio * a.sign * b.sign, maxForce=max_force)
 
     def _apply_damping(self) -> None:
         """PhysX rigid-body damping (``physxRigidBody:linearDamping``/``angularDamping``),
@@ -553,6 +569,10 @@ class PhysicsWorld:
                 return float(self._torque[i, k])
             if name == "mass":
                 return float(self._built.bodies[prim_path].mass)
+            if prefix == "com":
+                return float(self.model.bodies[prim_path].com[k])
+            if prefix == "inertia":
+                return float(self.model.bodies[prim_path].inertia["xyz".find(ax[0])])
             touching, count, force = self._contact_summary(prim_path)
             return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
         rt = self._joint_by_path[prim_path]

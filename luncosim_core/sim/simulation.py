@@ -241,7 +241,7 @@ class Simulation:
             is_contact = spec.prim_path in world.body_paths and spec.name in contact_names
             is_joint_vec = spec.prim_path in jset and spec.name in joint_names
             if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec \
-                    and not is_contact and not is_joint_vec and spec.name != "mass":
+                    and not is_contact and not is_joint_vec and not _constant_body_port(spec.name):
                 self._scalar_reads.append((i, spec.prim_path, spec.name))
         def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             mask = slots >= 0
@@ -574,6 +574,11 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
+
+
+def _constant_body_port(name: str) -> bool:
+    """Body ports fixed at build (mass properties): read once, never per tick."""
+    return name == "mass" or name.startswith(("com_", "inertia_"))
 
 
 def _touched_paths(op) -> tuple[str, ...]:
