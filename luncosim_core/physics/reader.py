@@ -153,12 +153,7 @@ class StageReader:
             if self._under_raycast_wheel(path):
                 continue
             if not has_api and not terrain:
-                if authored(en_attr) and en_attr.Get() is True:
-                    self.diags.append(diag(
-                        "error", "collision-enabled-without-api",
-                        f"{path} authors physics:collisionEnabled = true but does not apply "
-                        "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
-                        path))
+                self._check_enabled_without_api(path, en_attr)
                 continue
             if has_api and en_attr and en_attr.Get() is False:
                 continue
@@ -200,6 +195,14 @@ class StageReader:
                 for s in body.shapes:
                     if s.purpose == "render":
                         s.collides = False
+
+    def _check_enabled_without_api(self, path: str, en_attr) -> None:
+        if authored(en_attr) and en_attr.Get() is True:
+            self.diags.append(diag(
+                "error", "collision-enabled-without-api",
+                f"{path} authors physics:collisionEnabled = true but does not apply "
+                "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
+                path))
 
     def _under_raycast_wheel(self, path: str) -> bool:
         return any(path == w or path.startswith(w + "/") for w in self.raycast_wheels)

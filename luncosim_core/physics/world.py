@@ -567,12 +567,8 @@ class PhysicsWorld:
                 return float(self._force[i, k])
             if prefix == "torque":
                 return float(self._torque[i, k])
-            if name == "mass":
-                return float(self._built.bodies[prim_path].mass)
-            if prefix == "com":
-                return float(self.model.bodies[prim_path].com[k])
-            if prefix == "inertia":
-                return float(self.model.bodies[prim_path].inertia["xyz".find(ax[0])])
+            if name == "mass" or prefix in ("com", "inertia"):
+                return self._mass_port(prim_path, prefix, ax)
             touching, count, force = self._contact_summary(prim_path)
             return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
         rt = self._joint_by_path[prim_path]
@@ -590,6 +586,14 @@ class PhysicsWorld:
             slot = self._pd_slot(rt)
             return float(slot[0].effort[slot[1]]) if slot else 0.0
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
+
+    def _mass_port(self, path: str, prefix: str, ax: str) -> float:
+        body = self.model.bodies[path]
+        if prefix == "com":
+            return float(body.com["xyz".find(ax)])
+        if prefix == "inertia":
+            return float(body.inertia["xyz".find(ax[0])])
+        return float(self._built.bodies[path].mass)
 
     def write_port(self, prim_path: str, name: str, value: float) -> None:
         spec = self._spec(prim_path, name)
