@@ -181,11 +181,11 @@ class VehicleReader:
             if path not in raycast:
                 wheel.joint = self._hinge_of(path)
             self._attach_motor(wheel, motors.get(path))
-            vessel = vessels.get(chassis)
+            root = self._vessel_root(r.stage.GetPrimAtPath(chassis))
+            vessel = vessels.get(root)
             if vessel is None:
-                vessel = vessels[chassis] = Vessel(chassis, self._drive_mix(r.stage.GetPrimAtPath(chassis)),
-                                                   f"{chassis}.brake")
-            self._steering(prim, wheel, r.stage.GetPrimAtPath(chassis))
+                vessel = vessels[root] = Vessel(root, self._drive_mix(r.stage.GetPrimAtPath(root)), f"{root}.brake")
+            self._steering(prim, wheel, r.stage.GetPrimAtPath(root))
             vessel.wheels.append(wheel)
         out = [vessels[k] for k in sorted(vessels)]
         for v in out:
@@ -200,6 +200,19 @@ class VehicleReader:
                 return key
             p = p.GetParent()
         return None
+
+    def _vessel_root(self, chassis) -> str:
+        """The vessel a chassis belongs to: the nearest ancestor-or-self that selects a drive
+        allocation or offers a command surface (``Controls``); else the chassis itself."""
+        p = chassis
+        while p and not p.IsPseudoRoot():
+            schemas = applied_schemas(p)
+            if (p.GetChild("Controls") or p.GetChild("DriveMix") or _attr(p, "lunco:driveKernel")
+                    or "PhysxVehicleTankDifferentialAPI" in schemas
+                    or "PhysxVehicleAckermannSteeringAPI" in schemas):
+                return str(p.GetPath())
+            p = p.GetParent()
+        return str(chassis.GetPath())
 
     def _hinge_of(self, path: str) -> str | None:
         for p in self.r.prims:
@@ -400,10 +413,13 @@ def hub_ray(frame: Pose, w: Wheel) -> tuple[np.ndarray, np.ndarray]:
 def read_vehicles(reader, stage: Usd.Stage, bodies: dict[str, Body], raycast: set[str]) -> list[Vessel]:
     del stage
     vessels = VehicleReader(reader).read(bodies, raycast)
+    by_chassis: dict[str, list[Wheel]] = {}
     for v in vessels:
-        ray = [w for w in v.wheels if w.joint is None]
-        if ray and v.path in bodies:
-            fold_wheel_mass(bodies[v.path], ray)
+        for w in v.wheels:
+            if w.joint is None:
+                by_chassis.setdefault(w.chassis, []).append(w)
+    for chassis, ray in sorted(by_chassis.items()):
+        fold_wheel_mass(bodies[chassis], ray)
     return vessels
 
 
@@ -422,7 +438,7 @@ class VehicleRuntime:
     def __init__(self, client, built, vessels: list[Vessel], gravity: np.ndarray, dt: float) -> None:
         self.c = client
         self.built = built
-        self.vessels = [v for v in vessels if v.path in built.bodies]
+        self.vessels = [v for v in vessels if all(w.chassis in built.bodies for w in v.wheels)]
         self.gravity = gravity
         self.dt = dt
         self.inputs: dict[str, float] = {}
@@ -485,21 +501,21 @@ class VehicleRuntime:
         if not self.ray_wheels:
             return
         dt = self.dt
-        states = {v.path: self._chassis_state(v.path) for v in self.vessels}
+        states = {w.chassis: self._chassis_state(w.chassis) for _v, w in self.ray_wheels}
         frames, starts, ends = [], [], []
         for v, w in self.ray_wheels:
             if w.steer_key:
                 goal = w.steer_cmd * w.max_steer
                 step = STEER_RATE * dt
                 w.steer_angle += _clamp(goal - w.steer_angle, step)
-            frame = wheel_frame(states[v.path][1], w)
+            frame = wheel_frame(states[w.chassis][1], w)
             s, e = hub_ray(frame, w)
             frames.append(frame)
             starts.append(s.tolist())
             ends.append(e.tolist())
         hits = self.c.rayTestBatch(starts, ends)
         for (v, w), frame, hit, s in zip(self.ray_wheels, frames, hits, starts, strict=True):
-            b, _pose, com, lin, ang = states[v.path]
+            b, _pose, com, lin, ang = states[w.chassis]
             self._wheel(v, w, b, frame, hit, np.array(s), com, lin, ang, dt)
 
     def _wheel(self, v: Vessel, w: Wheel, b, frame: Pose, hit, start: np.ndarray, com: np.ndarray,
