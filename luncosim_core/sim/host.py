@@ -125,7 +125,12 @@ def live_pose(sim: Simulation, path: str) -> tuple[list[float], list[float]]:
 
 
 def _authored_pose(stage: Usd.Stage, prim_path: str):
-    xf = UsdGeom.Xformable(stage.GetPrimAtPath(prim_path))
+    """Composed pose of a prim; a prim that is not transformable (a joint, a material, a scope)
+    sits where its nearest transformable ancestor is."""
+    prim = stage.GetPrimAtPath(prim_path)
+    while prim and not prim.IsPseudoRoot() and not UsdGeom.Xformable(prim):
+        prim = prim.GetParent()
+    xf = UsdGeom.Xformable(prim) if prim and not prim.IsPseudoRoot() else None
     if not xf:
         return None
     m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())
