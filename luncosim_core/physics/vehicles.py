@@ -58,12 +58,17 @@ class MixEntry:
 
 @dataclass
 class DriveMix:
-    """A vessel's allocation: ``kernel`` is skid | linear | scripted:<hook>."""
+    """A vessel's allocation: ``kernel`` is skid | linear | scripted:<hook> (``name`` is the
+    kernel's name as LunCoSim reports it: the hook id for a scripted kernel)."""
 
     vessel: str
     kernel: str
     ports: list[str] = field(default_factory=list)
     entries: list[MixEntry] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.kernel.split(":", 1)[1] if self.kernel.startswith("scripted:") else self.kernel
 
     def allocate(self, throttle: float, steer: float, brake: float) -> dict[str, float]:
         """Normalised actuator-port writes for one command (each in [-1, 1])."""

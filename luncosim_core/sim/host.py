@@ -72,6 +72,18 @@ class SimulationHost:
         key = port_key(path, name)
         return reg.value(key) if reg is not None and key in reg.index else None
 
+    def drive_mix(self, path: str):
+        """The drive allocation of the vessel at ``path`` (None when it has none)."""
+        world = self._sim.world
+        if world is None:
+            return None
+        return next((v.mix for v in world.vehicles.vessels if v.path == path), None)
+
+    def wheel(self, path: str):
+        """The live state of the wheel at ``path`` (None when it is not a wheel)."""
+        world = self._sim.world
+        return world.vehicles.wheel_state(path) if world is not None else None
+
     # -- poses ---------------------------------------------------------------------------------
     def pose(self, path: str) -> Pose | None:
         if not self._sim.stage.GetPrimAtPath(path):
