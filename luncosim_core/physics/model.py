@@ -57,6 +57,7 @@ class Body:
     material: Material | None = None
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, m/s world
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, rad/s world
+    declared_inputs: frozenset[str] = frozenset()  # names of the prim's authored ``inputs:*``
     linear_damping: float = 0.0  # physxRigidBody:linearDamping, 1/s
     angular_damping: float = 0.0  # physxRigidBody:angularDamping, 1/s
 

@@ -137,6 +137,8 @@ class StageReader:
                 body.velocity = np.array(v, dtype=float) * self.mpu
             if w is not None:
                 body.angular_velocity = np.radians(np.array(w, dtype=float))
+            body.declared_inputs = frozenset(
+                a.GetName()[len("inputs:"):] for a in prim.GetAttributes() if a.GetName().startswith("inputs:"))
             for name in ("linear", "angular"):
                 a = prim.GetAttribute(f"physxRigidBody:{name}Damping")
                 if a and authored(a) and float(a.Get() or 0.0) > 0:

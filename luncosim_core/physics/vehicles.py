@@ -508,7 +508,7 @@ class VehicleRuntime:
         dt = self.dt
         states = {w.chassis: self._chassis_state(w.chassis) for _v, w in self.ray_wheels}
         frames, starts, ends = [], [], []
-        for v, w in self.ray_wheels:
+        for _v, w in self.ray_wheels:
             if w.steer_key:
                 goal = w.steer_cmd * w.max_steer
                 step = STEER_RATE * dt

@@ -22,6 +22,7 @@ from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
+from .sensors import BODY_STATE, RAY_OUTPUTS, Sensors, read_ray_sensors
 from .vehicles import VehicleRuntime, read_vehicles
 
 
@@ -102,6 +103,7 @@ class PhysicsWorld:
         reader = StageReader(stage)
         self.model = reader.read()
         self._vessels = read_vehicles(reader, stage, self.model.bodies, reader.raycast_wheels)
+        self.sensors = Sensors(read_ray_sensors(reader))
         jr = JointReader(reader)
         self._joints: list[Joint] = jr.read()
         self._violations: dict[str, tuple[float, float]] = {}
@@ -150,6 +152,7 @@ class PhysicsWorld:
             lows = [c.getAABB(uid)[0][self._up] for _p, uid in sorted(self._built.statics.items())]
             self._floor = min(lows) - self.floor_margin
         self._read_state()
+        self.sensors.sample(self, 1.0 / self.tick_hz)
         self._check_escape()
 
     # ------------------------------------------------------------------ state
@@ -231,6 +234,7 @@ class PhysicsWorld:
             pb.stepSimulation(physicsClientId=self._cid)
         self.tick += 1
         self._read_state()
+        self.sensors.sample(self, 1.0 / self.tick_hz)
         self._check_escape()
 
     def _make_gears(self, gears, diags) -> None:
@@ -529,12 +533,24 @@ class PhysicsWorld:
     def _make_ports(self) -> dict[tuple[str, str], PortSpec]:
         out: dict[tuple[str, str], PortSpec] = {}
         for p in self.body_paths:
+            declared = self.model.bodies[p].declared_inputs
             for spec in body_port_specs(p, self._built.bodies[p].kinematic):
+                if spec.name.startswith(("com_", "inertia_")) and spec.name in declared:
+                    continue  # the body's own model publishes its mass properties
                 out[(p, spec.name)] = spec
         for path in sorted(self._joint_by_path):
             for spec in joint_port_specs(path, self._joint_by_path[path].joint.kind):
                 out[(path, spec.name)] = spec
+        for ray in self.sensors.rays:
+            for name in RAY_OUTPUTS:
+                out[(ray.path, name)] = PortSpec(ray.path, name, "out", "s" if name == "ray_sample_time" else (
+                    "" if name in ("ray_hit_valid",) or "normal" in name else "m"), False,
+                    "bool" if name == "ray_hit_valid" else "double", f"raycast sensor {name}")
         return out
+
+    def body_state_table(self) -> dict[str, np.ndarray]:
+        """Per-body sampled state columns (``BODY_STATE`` names), in ``body_paths`` order."""
+        return self.sensors.table
 
     def port_specs(self) -> list[PortSpec]:
         return [self._ports[k] for k in sorted(self._ports)]
@@ -552,25 +568,10 @@ class PhysicsWorld:
     def read_port(self, prim_path: str, name: str) -> float:
         spec = self._spec(prim_path, name)
         if prim_path in self._index:
-            i = self._index[prim_path]
-            prefix, _, ax = name.rpartition("_")
-            k = "xyz".find(ax)
-            if prefix == "position":
-                return float(self._pos[i, k])
-            if prefix == "orientation":
-                return float(self._orn[i, "wxyz".index(ax)])
-            if prefix == "velocity":
-                return float(self._lin[i, k])
-            if prefix == "angvel":
-                return float(self._ang[i, k])
-            if prefix == "force":
-                return float(self._force[i, k])
-            if prefix == "torque":
-                return float(self._torque[i, k])
-            if name == "mass" or prefix in ("com", "inertia"):
-                return self._mass_port(prim_path, prefix, ax)
-            touching, count, force = self._contact_summary(prim_path)
-            return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
+            return self._body_port(prim_path, name)
+        ray = next((r for r in self.sensors.rays if r.path == prim_path), None)
+        if ray is not None:
+            return float(ray.values[name])
         rt = self._joint_by_path[prim_path]
         if name in ("angle", "displacement"):
             return float(self.joint_state(prim_path)[0])
@@ -586,6 +587,29 @@ class PhysicsWorld:
             slot = self._pd_slot(rt)
             return float(slot[0].effort[slot[1]]) if slot else 0.0
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
+
+    def _body_port(self, prim_path: str, name: str) -> float:
+        i = self._index[prim_path]
+        prefix, _, ax = name.rpartition("_")
+        k = "xyz".find(ax)
+        if prefix == "position":
+            return float(self._pos[i, k])
+        if prefix == "orientation":
+            return float(self._orn[i, "wxyz".index(ax)])
+        if prefix == "velocity":
+            return float(self._lin[i, k])
+        if prefix == "angvel":
+            return float(self._ang[i, k])
+        if prefix == "force":
+            return float(self._force[i, k])
+        if prefix == "torque":
+            return float(self._torque[i, k])
+        if name in BODY_STATE:
+            return float(self.sensors.table[name][i])
+        if name == "mass" or prefix in ("com", "inertia"):
+            return self._mass_port(prim_path, prefix, ax)
+        touching, count, force = self._contact_summary(prim_path)
+        return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
 
     def _mass_port(self, path: str, prefix: str, ax: str) -> float:
         body = self.model.bodies[path]

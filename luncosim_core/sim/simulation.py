@@ -212,6 +212,10 @@ class Simulation:
         def idx(path: str, name: str) -> int:
             return reg.index.get(port_key(path, name), -1)
 
+        def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            mask = slots >= 0
+            return slots[mask], mask
+
         self._pose_slots = {
             "positions": np.array([[idx(p, f"position_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
             "orientations": np.array([[idx(p, f"orientation_{a}") for a in "wxyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 4),
@@ -219,6 +223,10 @@ class Simulation:
             "angular_velocities": np.array([[idx(p, f"angvel_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
         }
         vectorised = {"position", "orientation", "velocity", "angvel", "force", "torque"}
+        state_cols = world.body_state_table()
+        self._state_scatter = {
+            name: scatter(np.array([idx(p, name) for p in world.body_paths], dtype=np.intp))
+            for name in sorted(state_cols)} if n else {}
         contact_names = ("contact", "contact_count", "contact_force")
         self._contact_slots = [np.array([idx(p, name) for p in world.body_paths], dtype=np.intp) for name in contact_names]
         jpaths = world.joint_table()[0]
@@ -235,7 +243,8 @@ class Simulation:
             i = reg.index.get(port_key(spec.prim_path, spec.name))
             if i is None:
                 continue
-            is_body_vec = spec.prim_path in world.body_paths and spec.name.rpartition("_")[0] in vectorised
+            is_body_vec = spec.prim_path in world.body_paths and (
+                spec.name.rpartition("_")[0] in vectorised or spec.name in state_cols)
             if spec.writable:
                 self._commands.append((i, spec.prim_path, spec.name))
             is_contact = spec.prim_path in world.body_paths and spec.name in contact_names
@@ -243,10 +252,6 @@ class Simulation:
             if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec \
                     and not is_contact and not is_joint_vec and not _constant_body_port(spec.name):
                 self._scalar_reads.append((i, spec.prim_path, spec.name))
-        def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            mask = slots >= 0
-            return slots[mask], mask
-
         self._pose_scatter = {k: scatter(v) for k, v in self._pose_slots.items() if v.size}
         self._contact_scatter = [scatter(v) for v in self._contact_slots] if n else []
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
@@ -510,6 +515,9 @@ class Simulation:
         world.step()
         for attr, (dst, mask) in self._pose_scatter.items():
             values[dst] = getattr(world, attr)()[mask]
+        state = world.body_state_table()
+        for name, (dst, mask) in self._state_scatter.items():
+            values[dst] = state[name][mask]
         if self._contact_scatter:
             for (dst, mask), column in zip(self._contact_scatter, world.contact_table(), strict=True):
                 values[dst] = column[mask]
