@@ -481,8 +481,11 @@ class VehicleRuntime:
             if v.braking:
                 target, force = 0.0, w.brake_torque
             elif abs(w.demand) > 1e-12 and w.peak_torque > 0:
+                # the motor's DC curve caps the hinge motor: peak * (demand - omega / omega_max)
+                w.omega = self.c.getJointState(rt.uid, rt.link)[1] * rt.sign * _spin_sign(w)
                 target = w.demand * (w.max_omega if w.max_omega > 0 else 1.0e3)
-                force = w.peak_torque * abs(w.demand)
+                force = abs(_clamp(w.peak_torque * (w.demand - (w.omega / w.max_omega if w.max_omega > 0 else 0.0)),
+                                   w.peak_torque))
             else:
                 target, force = 0.0, w.bearing_damping
             self.c.setJointMotorControl2(rt.uid, rt.link, pb.VELOCITY_CONTROL, targetVelocity=target * rt.sign * _spin_sign(w),

@@ -211,3 +211,32 @@ def Cube "Puck" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
     run(w, 60)
     assert w.read_port("/Puck", "mass") == pytest.approx(2.0)  # physics:mass without PhysicsMassAPI
     assert w.read_port("/Puck", "velocity_x") == pytest.approx(4.0 * math.exp(-0.5), rel=0.01)
+
+
+def _jointed(rover: str) -> str:
+    """The same rover with every wheel a body on a hinge (LunCoSim's ``physical`` drivetrain)."""
+    hinges = "".join(f"""
+def PhysicsRevoluteJoint "Hinge_{n}"
+{{
+    rel physics:body0 = </Rover>
+    rel physics:body1 = </Rover/Wheel_{n}>
+    uniform token physics:axis = "X"
+}}
+""" for n in ("FL", "FR", "RL", "RR"))
+    return rover.replace('"PhysxVehicleWheelAPI"]', '"PhysxVehicleWheelAPI", "PhysicsCollisionAPI"]') + hinges
+
+
+def test_jointed_wheels_are_bodies_driven_by_their_hinge_motors(make_world):
+    w = make_world(_jointed(ROVER))
+    assert set(w.body_paths) == {"/Rover", *(f"/Rover/Wheel_{n}" for n in ("FL", "FR", "RL", "RR"))}
+    assert w.read_port("/Rover/Wheel_FL", "mass") == pytest.approx(25.0)  # physxVehicleWheel:mass
+    wheels = w.vehicles.vessels[0].wheels
+    assert all(wh.joint == f"/Hinge_{wh.path[-2:]}" for wh in wheels)
+    _drive(w, 0.0, 0.0, brake=1.0)
+    run(w, 120)
+    start = _pose(w)[0].copy()
+    _drive(w, 1.0, 1.0)
+    run(w, 480)
+    pos, vel, _ = _pose(w)
+    assert start[2] - pos[2] > 5.0  # forward is -Z
+    assert -vel[2] < 12.0 * 0.4  # the motor's no-load axle speed times the radius
