@@ -277,6 +277,8 @@ class Builder:
 
     def _init_link_joint(self, rt: JointRt) -> None:
         c, j = self.c, rt.joint
+        if j.damping > 0:
+            c.changeDynamics(rt.uid, rt.link, jointDamping=j.damping)
         if j.kind == "spherical":
             c.setJointMotorControlMultiDof(rt.uid, rt.link, pb.POSITION_CONTROL, targetPosition=[0, 0, 0, 1],
                                            positionGain=0, velocityGain=0, force=[0, 0, 0])

@@ -23,7 +23,7 @@ from .frames import (
     quat_rotate,
 )
 from .model import Body, Drive, Joint
-from .reader import StageReader, authored, diag
+from .reader import StageReader, applied_schemas, authored, diag
 
 POS_TOL = 1e-4  # m
 ROT_TOL = 1e-3  # rad
@@ -138,7 +138,45 @@ class JointReader:
             return None
         self._frames(prim, j, t0, t1)
         self._limits_and_drive(prim, j)
+        if "LunCoPrismaticSuspensionAPI" in applied_schemas(prim):
+            j.suspension = self._suspension(prim, j)
+        if "LunCoJointDampingAPI" in applied_schemas(prim):
+            self._damping(prim, j)
         return j
+
+    def _damping(self, prim, j: Joint) -> None:
+        """``lunco:jointDamping:linear|angular``: viscous damping of the joint's free motion."""
+        name = "linear" if j.kind == "prismatic" else "angular"
+        a = prim.GetAttribute(f"lunco:jointDamping:{name}")
+        v = float(a.Get()) if a and authored(a) and a.Get() is not None else 0.0
+        if not math.isfinite(v) or v < 0:
+            self.r.diags.append(diag("error", "physics-joint-damping-invalid",
+                                     f"{j.path} lunco:jointDamping:{name} must be a finite number >= 0; ignored",
+                                     j.path))
+            return
+        scale = self.r.kpu if name == "linear" else self.r.kpu * self.r.mpu ** 2
+        j.damping = v * scale
+
+    def _suspension(self, prim, j: Joint) -> tuple[float, float, float, float, float] | None:
+        """``lunco:prismaticSuspension:*`` on a prismatic joint: (rest m, stiffness N/m, damping
+        N*s/m, yield force N, max force N); None (with a diagnostic) when it cannot be used."""
+        names = ("restPosition", "stiffness", "damping", "yieldForce", "maxForce")
+        vals = []
+        for n in names:
+            a = prim.GetAttribute(f"lunco:prismaticSuspension:{n}")
+            v = a.Get() if a and authored(a) else (0.0 if n == "restPosition" else None)
+            vals.append(float(v) if v is not None else math.nan)
+        rest, k, c, yld, mx = vals
+        ok = (j.kind == "prismatic" and all(math.isfinite(v) for v in vals) and k > 0 and c >= 0
+              and yld > 0 and mx >= yld)
+        if not ok:
+            self.r.diags.append(diag("error", "physics-suspension-invalid",
+                                     f"{j.path} applies LunCoPrismaticSuspensionAPI but is not a prismatic joint "
+                                     "with lunco:prismaticSuspension:stiffness > 0, damping >= 0, yieldForce > 0 and "
+                                     "maxForce >= yieldForce; the suspension is ignored", j.path))
+            return None
+        mpu, kpu = self.r.mpu, self.r.kpu
+        return rest * mpu, k * kpu, c * kpu, yld * kpu * mpu, mx * kpu * mpu
 
     # ------------------------------------------------------------------ frames
     def _frames(self, prim, j: Joint, t0, t1) -> None:

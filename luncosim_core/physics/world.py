@@ -122,6 +122,9 @@ class PhysicsWorld:
         self._builder = Builder(c, self.model, self._joints, reader.diags)
         self._built: Built = self._builder.build()
         self._make_gears(jr.read_gears(), reader.diags)
+        self._suspensions = [
+            [rt, rt.joint.suspension[0]] for rt in self._built.joints
+            if rt.joint.suspension is not None and rt.is_link]
         self.diagnostics: list[Diagnostic] = sorted(
             reader.diags, key=lambda d: (d.path, d.code, d.message))
         self.body_paths: tuple[str, ...] = tuple(sorted(self._built.bodies))
@@ -214,6 +217,8 @@ class PhysicsWorld:
             self.vehicles.substep()
             if self._damped:
                 self._apply_damping()
+            if self._suspensions:
+                self._apply_suspensions()
             if self._pd:
                 self._apply_pd()
             for i in forced:
@@ -251,6 +256,26 @@ class PhysicsWorld:
             cid = self._client.createConstraint(a.uid, a.link, b.uid, b.link, pb.JOINT_GEAR, [1.0, 0.0, 0.0],
                                                 [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
             self._client.changeConstraint(cid, gearRatio=-ratio * a.sign * b.sign, maxForce=max_force)
+
+    def _apply_suspensions(self) -> None:
+        """Passive crushable struts (``LunCoPrismaticSuspensionAPI``): a spring-damper about a
+        plastic rest point that sets permanently once the strut is pushed past its yield force,
+        integrated implicitly against the joint's effective mass, capped at maxForce."""
+        dt = self.dt
+        for entry in self._suspensions:
+            rt, plastic = entry
+            rest, k, c, yld, mx = rt.joint.suspension
+            q, qd = pb.getJointState(rt.uid, rt.link, physicsClientId=self._cid)[:2]
+            x, v = q * rt.sign, qd * rt.sign
+            plastic = min(plastic, rest, x + yld / k)
+            entry[1] = plastic
+            inv_m = 1.0 / self._effective_inertia(rt.joint)
+            c_imp = c + k * dt
+            f = (k * (plastic - x) - c_imp * v) / (1.0 + dt * c_imp * inv_m)
+            f = max(-mx, min(mx, f))
+            rt.effort = f
+            pb.setJointMotorControl2(rt.uid, rt.link, pb.TORQUE_CONTROL, force=(f + rt.command_effort) * rt.sign,
+                                     physicsClientId=self._cid)
 
     def _apply_damping(self) -> None:
         """PhysX rigid-body damping (``physxRigidBody:linearDamping``/``angularDamping``),
@@ -455,6 +480,8 @@ class PhysicsWorld:
                 q[k], qd[k] = st[0] * rt.sign, st[1] * rt.sign
                 if rt.mode in ("servo", "velocity"):
                     effort[k] = st[3] * rt.sign
+                elif rt.joint.suspension is not None:
+                    effort[k] = rt.effort
                 else:
                     slot = self._pd_slot(rt)
                     effort[k] = float(slot[0].effort[slot[1]]) if slot else 0.0
@@ -584,6 +611,8 @@ class PhysicsWorld:
         if name in ("torque", "force"):
             if rt.mode in ("servo", "velocity") and rt.is_link:
                 return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
+            if rt.joint.suspension is not None:
+                return float(rt.effort)
             slot = self._pd_slot(rt)
             return float(slot[0].effort[slot[1]]) if slot else 0.0
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
