@@ -259,8 +259,9 @@ class PhysicsWorld:
 
     def _apply_suspensions(self) -> None:
         """Passive crushable struts (``LunCoPrismaticSuspensionAPI``): a spring-damper about a
-        plastic rest point that sets permanently once the strut is pushed past its yield force,
-        integrated implicitly against the joint's effective mass, capped at maxForce."""
+        plastic rest point that sets permanently once the strut is pushed past its yield force;
+        the spring is explicit (exact static balance), the damping (plus k*dt, as LunCoSim's
+        solver adds) implicit against the joint's effective mass; capped at maxForce."""
         dt = self.dt
         for entry in self._suspensions:
             rt, plastic = entry
@@ -271,7 +272,7 @@ class PhysicsWorld:
             entry[1] = plastic
             inv_m = 1.0 / self._effective_inertia(rt.joint)
             c_imp = c + k * dt
-            f = (k * (plastic - x) - c_imp * v) / (1.0 + dt * c_imp * inv_m)
+            f = k * (plastic - x) - c_imp * v / (1.0 + dt * c_imp * inv_m)
             f = max(-mx, min(mx, f))
             rt.effort = f
             pb.setJointMotorControl2(rt.uid, rt.link, pb.TORQUE_CONTROL, force=(f + rt.command_effort) * rt.sign,
