@@ -62,6 +62,16 @@ class SetEnvironmentLight(Command):
 
 
 @dataclass(frozen=True)
+class PossessVessel(Command):
+    """Take the controls of a vessel (one session pilots one vessel): its ``piloted`` output
+    becomes 1 and the previously piloted vessel's 0. Refused for a prim without command inputs
+    (a ``Controls`` binding)."""
+
+    name: ClassVar[str] = "PossessVessel"
+    target: str = ""
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -130,7 +140,7 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo)}
 
 

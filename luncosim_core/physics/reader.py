@@ -44,8 +44,9 @@ def authored(attr) -> bool:
 class StageReader:
     """One pass over a stage; holds the prim-to-owner maps the joint reader reuses."""
 
-    def __init__(self, stage: Usd.Stage):
+    def __init__(self, stage: Usd.Stage, default_gravity: float = 0.0):
         self.stage = stage
+        self.default_gravity = float(default_gravity)  # m/s^2 when no PhysicsScene says otherwise
         self.mpu = float(UsdGeom.GetStageMetersPerUnit(stage)) or 1.0
         self.kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage)) or 1.0
         self.up_axis = str(UsdGeom.GetStageUpAxis(stage))
@@ -160,7 +161,7 @@ class StageReader:
             if has_api and en_attr and en_attr.Get() is False:
                 continue
             purpose = self.purpose(prim)
-            if purpose == "guide":
+            if purpose == "guide" or self._trigger_zone(prim, path):
                 continue
             owner = self.owner_body(prim)
             world, scale = self.world_pose(prim)
@@ -197,6 +198,14 @@ class StageReader:
                 for s in body.shapes:
                     if s.purpose == "render":
                         s.collides = False
+
+    def _trigger_zone(self, prim, path: str) -> bool:
+        """A ``lunco:triggerZone`` collider overlaps, it never collides (LunCoSim's sensor)."""
+        if not authored(prim.GetAttribute("lunco:triggerZone")):
+            return False
+        self.diags.append(diag("info", "physics-trigger-zone",
+                               f"{path} is a trigger zone (lunco:triggerZone): it overlaps, it never collides", path))
+        return True
 
     def _check_enabled_without_api(self, path: str, en_attr) -> None:
         if authored(en_attr) and en_attr.Get() is True:
@@ -330,7 +339,13 @@ class StageReader:
     def _gravity(self) -> np.ndarray:
         scenes = sorted((p for p in self.prims if p.IsA(UsdPhysics.Scene)), key=lambda p: str(p.GetPath()))
         if not scenes:
-            return np.zeros(3)
+            g = self.default_gravity
+            if g:
+                self.diags.append(diag("info", "physics-default-gravity",
+                                       f"the stage has no PhysicsScene; the runtime's default gravity applies: "
+                                       f"{g:g} m/s^2 along -{self.up_axis}"))
+            down = np.array([0.0, 0.0, -1.0]) if self.up_axis == "Z" else np.array([0.0, -1.0, 0.0])
+            return down * g
         values = []
         for sp in scenes:
             sc = UsdPhysics.Scene(sp)

@@ -92,7 +92,7 @@ class PhysicsWorld:
     """The physics projection of one composed stage."""
 
     def __init__(self, stage, tick_hz: float = 60.0, substeps: int = 4, world_bounds: float = 1.0e5,
-                 floor_margin: float = 1000.0):
+                 floor_margin: float = 1000.0, default_gravity: float = 0.0):
         if tick_hz <= 0 or substeps < 1:
             raise ValueError(f"tick_hz must be > 0 and substeps >= 1 (got {tick_hz}, {substeps})")
         self.tick_hz = float(tick_hz)
@@ -100,7 +100,7 @@ class PhysicsWorld:
         self.world_bounds = float(world_bounds)
         self.floor_margin = float(floor_margin)
         self.dt = 1.0 / (self.tick_hz * self.substeps)
-        reader = StageReader(stage)
+        reader = StageReader(stage, default_gravity)
         self.model = reader.read()
         self._vessels = read_vehicles(reader, stage, self.model.bodies, reader.raycast_wheels)
         self.sensors = Sensors(read_ray_sensors(reader))

@@ -28,6 +28,7 @@ from luncosim_core.api.commands import (
     ApplyOp,
     Command,
     CommandResult,
+    PossessVessel,
     Query,
     ReleasePorts,
     SetEnvironmentLight,
@@ -44,7 +45,7 @@ from luncosim_core.ports.declarations import connector_diagnostics, read_declara
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
-from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
+from luncosim_core.ports.surface import PILOTED, command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
@@ -59,6 +60,8 @@ class SimulationConfig:
     substeps: int = 4
     world_bounds: float = 1.0e5
     max_queue: int = 4096
+    #: gravity (m/s^2, along -up) of a stage with no PhysicsScene: the Moon's, as in LunCoSim
+    default_gravity: float = 1.62
 
 
 class Simulation:
@@ -99,7 +102,8 @@ class Simulation:
         diags: list[Diagnostic] = []
         with native_stdout_to_stderr():
             self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
-                                      world_bounds=self.config.world_bounds)
+                                      world_bounds=self.config.world_bounds,
+                                      default_gravity=self.config.default_gravity)
         diags += self.world.diagnostics
         if kept:
             self.participants = kept
@@ -340,6 +344,8 @@ class Simulation:
             return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
         if isinstance(cmd, SetEnvironmentLight):
             return set_environment_light(self, cmd, tick, seq)
+        if isinstance(cmd, PossessVessel):
+            return self._possess(cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)
@@ -364,6 +370,24 @@ class Simulation:
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def _possess(self, cmd: PossessVessel, tick: int, seq: int) -> CommandResult:
+        """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one."""
+        reg = self.registry
+        slot = reg.index.get(port_key(cmd.target, PILOTED), reg.index.get(port_key(cmd.target, f"outputs:{PILOTED}")))
+        if slot is None:
+            return CommandResult(False, None, (Diagnostic(
+                "error", "possess-refused",
+                f"PossessVessel: {cmd.target or '(no target)'} has no command inputs (no Controls binding), so it "
+                "cannot be piloted", path=cmd.target, source="runtime"),), tick, seq)
+        previous = getattr(self, "piloted", None)
+        if previous and previous != cmd.target:
+            old = reg.index.get(port_key(previous, PILOTED))
+            if old is not None:
+                reg.values[old] = 0.0
+        reg.values[slot] = 1.0
+        self.piloted = cmd.target
+        return CommandResult(True, {"target": cmd.target, "previous": previous}, (), tick, seq)
 
     def _apply_authored_values(self, op) -> None:
         """A newly authored port value becomes the port's sample (unless a wire or solver owns it)."""

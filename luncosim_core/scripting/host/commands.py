@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from luncosim_core.scripting.runtime import ScenarioRuntime
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
-SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight")
+SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
+                   "PossessVessel")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport")
@@ -45,7 +46,7 @@ def report_summary(report: dict) -> dict:
 
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
     api = _CommandApi(rt, guard)
-    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text}
+    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text, "controller": api.controller}
 
 
 class _CommandApi:
@@ -95,6 +96,8 @@ class _CommandApi:
         except (KeyError, TypeError, ValueError) as exc:
             return {"id": rid, "ok": False, "error": self.failed("cmd", name, exc)}
         out: dict = {"id": rid, "ok": bool(res.ok)}
+        if res.ok:
+            self.rt.emit(f"cmd:{name}", params.get("target", ""))  # what scenarios hear of a command
         if res.ok and res.value is not None:
             out["data"] = to_script(res.value)
         if not res.ok:
@@ -112,6 +115,14 @@ class _CommandApi:
         if command.correlation_id is None:
             command = dataclasses.replace(command, correlation_id=self.guard.correlation_id())
         return command
+
+    def controller(self, ident: Any) -> Any:
+        """Who pilots a vessel: ``"session"`` while a session possesses it, else ``()``."""
+        p = self.rt.path_of(ident)
+        if p is None:
+            return Unit
+        v = self.host.read_port(p, "piloted")
+        return "session" if v is not None and v > 0.5 else Unit
 
     def check_plan(self, name: str, key: str | None, params: dict) -> None:
         cur = self.rt.current
