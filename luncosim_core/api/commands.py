@@ -72,6 +72,14 @@ class PossessVessel(Command):
 
 
 @dataclass(frozen=True)
+class ReleaseVessel(Command):
+    """Give up the controls of a vessel: its ``piloted`` output returns to 0."""
+
+    name: ClassVar[str] = "ReleaseVessel"
+    target: str = ""
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -140,7 +148,8 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReadPorts, ListPorts, QueryUsdPrim,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel,
+                                 ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo)}
 
 

@@ -31,6 +31,7 @@ from luncosim_core.api.commands import (
     PossessVessel,
     Query,
     ReleasePorts,
+    ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
 )
@@ -344,7 +345,7 @@ class Simulation:
             return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
         if isinstance(cmd, SetEnvironmentLight):
             return set_environment_light(self, cmd, tick, seq)
-        if isinstance(cmd, PossessVessel):
+        if isinstance(cmd, (PossessVessel, ReleaseVessel)):
             return self._possess(cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
@@ -371,8 +372,9 @@ class Simulation:
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
 
-    def _possess(self, cmd: PossessVessel, tick: int, seq: int) -> CommandResult:
-        """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one."""
+    def _possess(self, cmd: PossessVessel | ReleaseVessel, tick: int, seq: int) -> CommandResult:
+        """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one
+        (PossessVessel) or back to 0 (ReleaseVessel)."""
         reg = self.registry
         slot = reg.index.get(port_key(cmd.target, PILOTED), reg.index.get(port_key(cmd.target, f"outputs:{PILOTED}")))
         if slot is None:
@@ -381,6 +383,11 @@ class Simulation:
                 f"PossessVessel: {cmd.target or '(no target)'} has no command inputs (no Controls binding), so it "
                 "cannot be piloted", path=cmd.target, source="runtime"),), tick, seq)
         previous = getattr(self, "piloted", None)
+        if isinstance(cmd, ReleaseVessel):
+            reg.values[slot] = 0.0
+            if previous == cmd.target:
+                self.piloted = None
+            return CommandResult(True, {"target": cmd.target}, (), tick, seq)
         if previous and previous != cmd.target:
             old = reg.index.get(port_key(previous, PILOTED))
             if old is not None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
 SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
-                   "PossessVessel")
+                   "PossessVessel", "ReleaseVessel")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport")
@@ -46,7 +46,8 @@ def report_summary(report: dict) -> dict:
 
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
     api = _CommandApi(rt, guard)
-    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text, "controller": api.controller}
+    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text, "controller": api.controller,
+            "is_controlled": api.is_controlled}
 
 
 class _CommandApi:
@@ -123,6 +124,10 @@ class _CommandApi:
             return Unit
         v = self.host.read_port(p, "piloted")
         return "session" if v is not None and v > 0.5 else Unit
+
+    def is_controlled(self, ident: Any) -> bool:
+        """True while a session (a human or an autopilot) pilots the vessel."""
+        return self.controller(ident) is not Unit
 
     def check_plan(self, name: str, key: str | None, params: dict) -> None:
         cur = self.rt.current
