@@ -23,6 +23,7 @@ from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
 from .sensors import BODY_STATE, RAY_OUTPUTS, Sensors, read_ray_sensors
+from .triggers import read_trigger_zones, zone_events
 from .vehicles import VehicleRuntime, read_vehicles
 
 
@@ -104,6 +105,8 @@ class PhysicsWorld:
         self.model = reader.read()
         self._vessels = read_vehicles(reader, stage, self.model.bodies, reader.raycast_wheels)
         self.sensors = Sensors(read_ray_sensors(reader))
+        self._zones = read_trigger_zones(reader)
+        self._zone_events: list[tuple[str, str, str]] = []
         jr = JointReader(reader)
         self._joints: list[Joint] = jr.read()
         self._violations: dict[str, tuple[float, float]] = {}
@@ -240,6 +243,11 @@ class PhysicsWorld:
         self.tick += 1
         self._read_state()
         self.sensors.sample(self, 1.0 / self.tick_hz)
+        if self._zones:
+            dynamic = [i for i, p in enumerate(self.body_paths)
+                       if not self._built.bodies[p].kinematic and self._built.bodies[p].link < 0]
+            self._zone_events += zone_events(self._zones, tuple(self.body_paths[i] for i in dynamic),
+                                             self._com_world[dynamic])
         self._check_escape()
 
     def _make_gears(self, gears, diags) -> None:
@@ -574,6 +582,11 @@ class PhysicsWorld:
                 out[(ray.path, name)] = PortSpec(ray.path, name, "out", "s" if name == "ray_sample_time" else (
                     "" if name in ("ray_hit_valid",) or "normal" in name else "m"), False,
                     "bool" if name == "ray_hit_valid" else "double", f"raycast sensor {name}")
+        return out
+
+    def take_zone_events(self) -> list[tuple[str, str, str]]:
+        """Trigger-zone crossings since the last call: (event name, entrant body, zone source)."""
+        out, self._zone_events = self._zone_events, []
         return out
 
     def body_state_table(self) -> dict[str, np.ndarray]:

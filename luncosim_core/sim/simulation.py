@@ -544,6 +544,7 @@ class Simulation:
         if self._vehicle_slots:
             world.vehicles.set_inputs({k: float(values[i]) if i >= 0 else 0.0 for k, i in self._vehicle_slots})
         world.step()
+        self._deliver_zone_events(world.take_zone_events())
         for attr, (dst, mask) in self._pose_scatter.items():
             values[dst] = getattr(world, attr)()[mask]
         state = world.body_state_table()
@@ -557,6 +558,16 @@ class Simulation:
                 values[dst] = column[mask]
         for i, path, name in self._scalar_reads:
             values[i] = world.read_port(path, name)
+
+    def _deliver_zone_events(self, events: list[tuple[str, str, str]]) -> None:
+        """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id)."""
+        if not events:
+            return
+        runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in self.participants)
+                    if rt is not None and hasattr(rt, "inject")}
+        for rt in runtimes.values():
+            for name, entrant, source in events:
+                rt.inject(name, rt.id_of(entrant), source)
 
     def run(self, ticks: int) -> int:
         """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).
