@@ -571,8 +571,15 @@ class PhysicsWorld:
         for p in self.body_paths:
             declared = self.model.bodies[p].declared_inputs
             for spec in body_port_specs(p, self._built.bodies[p].kinematic):
-                if spec.name.startswith(("com_", "inertia_")) and spec.name in declared:
-                    continue  # the body's own model publishes its mass properties
+                if spec.name.startswith("com_") and spec.name in declared:
+                    continue  # a centre of mass cannot move at run time; the prim owns the name
+                if (spec.name == "mass" or spec.name.startswith("inertia_")) and spec.name in declared \
+                        and not self._built.bodies[p].kinematic:
+                    # the prim's own model (a lander burning propellant) drives its mass properties
+                    spec = PortSpec(p, spec.name, "in", spec.unit, True, "double",
+                                    f"{spec.description}; an input: the prim declares inputs:{spec.name}")
+                elif spec.name.startswith("inertia_") and spec.name in declared:
+                    continue
                 out[(p, spec.name)] = spec
         for path in sorted(self._joint_by_path):
             for spec in joint_port_specs(path, self._joint_by_path[path].joint.kind):
@@ -654,6 +661,24 @@ class PhysicsWorld:
         touching, count, force = self._contact_summary(prim_path)
         return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
 
+    def _set_mass_property(self, path: str, name: str, v: float) -> None:
+        """A declared ``inputs:mass`` / ``inputs:inertia_xx|yy|zz`` changes the body now."""
+        if v <= 0:
+            raise ValueError(f"{path}.{name} must be > 0, got {v!r}")
+        body, b = self.model.bodies[path], self._built.bodies[path]
+        if name == "mass":
+            if v == body.mass:
+                return
+            body.mass = b.mass = v
+            self._client.changeDynamics(b.uid, b.link, mass=v)
+            return
+        k = "xyz".index(name[-1])
+        if v == body.inertia[k]:
+            return
+        body.inertia = body.inertia.copy()
+        body.inertia[k] = v
+        self._client.changeDynamics(b.uid, b.link, localInertiaDiagonal=[float(x) for x in body.inertia])
+
     def _mass_port(self, path: str, prefix: str, ax: str) -> float:
         body = self.model.bodies[path]
         if prefix == "com":
@@ -675,6 +700,9 @@ class PhysicsWorld:
         if prim_path in self._index:
             i = self._index[prim_path]
             prefix, _, ax = name.rpartition("_")
+            if name == "mass" or prefix == "inertia":
+                self._set_mass_property(prim_path, name, v)
+                return
             (self._force if prefix == "force" else self._torque)[i, "xyz".index(ax)] = v
             return
         rt = self._joint_by_path[prim_path]

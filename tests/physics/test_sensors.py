@@ -64,3 +64,25 @@ def test_a_raycast_without_its_axis_is_a_diagnostic(make_world):
     w = make_world(FALLING.replace('uniform token lunco:raycast:axis = "Y"\n', ""))
     assert any(d.code == "raycast-invalid" and d.path == "/Skyward" for d in w.diagnostics)
     assert all(s.path != "/Skyward" for s in w.sensors.rays)
+
+
+def test_a_body_declaring_its_mass_as_an_input_takes_it_at_run_time(make_world):
+    w = make_world(LUNAR_SCENE + """
+def Cube "Tank" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    double size = 1.0
+    float physics:mass = 100.0
+    float inputs:mass = 100.0
+    float inputs:inertia_yy = 10.0
+}
+""")
+    spec = {s.name: s for s in w.port_specs() if s.prim_path == "/Tank"}
+    assert spec["mass"].writable and spec["mass"].direction == "in"
+    assert "com_y" in spec and spec["inertia_yy"].writable and not spec["inertia_xx"].writable
+    w.write_port("/Tank", "force_y", 100.0)
+    w.write_port("/Tank", "mass", 50.0)  # propellant burnt: the same force lifts it faster
+    run(w, 60)
+    assert w.read_port("/Tank", "mass") == pytest.approx(50.0)
+    assert w.read_port("/Tank", "velocity_y") == pytest.approx((100.0 / 50.0 - 1.62) * 1.0, rel=1e-3)
+    with pytest.raises(ValueError, match="must be > 0"):
+        w.write_port("/Tank", "mass", 0.0)
