@@ -114,6 +114,7 @@ class Wheel:
     lat_min_load: float
     lat_max_stiffness: float
     rest_load: float
+    min_speed: float = 0.0  # lunco:tire:minValidatedSpeed: floor of the slip-angle reference speed, m/s
     peak_torque: float = 0.0  # at the axle; 0 = undriven
     max_omega: float = 0.0  # no-load axle speed, rad/s
     drive_key: str = ""  # the wheel's ``drive`` input: the demand, in [-1, 1]
@@ -255,6 +256,7 @@ class VehicleReader:
             slip_k=float(_attr(prim, "physxVehicleTire:longitudinalStiffness", 8000.0)),
             lat_min_load=float(graph[0]), lat_max_stiffness=float(graph[1]),
             rest_load=float(_attr(prim, "physxVehicleTire:restLoad", 400.0)),
+            min_speed=float(_attr(prim, "lunco:tire:minValidatedSpeed", 0.0)) * mpu,
             drive_key=f"{path}.drive")
 
     def _motors(self) -> dict[str, tuple]:
@@ -559,7 +561,7 @@ class VehicleRuntime:
         w.omega, f_long = longitudinal_step(w, v_long, drive, brake, n_force if on_ground else 0.0, dt)
         if not on_ground or contact is None or b.kinematic:
             return
-        rolling = max(abs(v_long), abs(w.omega * w.radius))
+        rolling = max(abs(v_long), abs(w.omega * w.radius), w.min_speed)
         f_l, f_t = lateral_force(w, f_long, rolling, v_lat, n_force)
         force = fwd * f_l + right * f_t
         if v.braking:
