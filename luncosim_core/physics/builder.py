@@ -294,6 +294,9 @@ class Builder:
                              jointUpperLimit=hi if math.isfinite(hi) else 1e30, jointLimitForce=UNLIMITED_FORCE)
         if j.initial_coord:
             c.resetJointState(rt.uid, rt.link, j.initial_coord * rt.sign)
+        if j.servo_input:
+            rt.target_position = j.initial_coord
+            rt.mode = "servo"
         d = j.drive
         if d is not None:
             rt.target_position = d.target_position

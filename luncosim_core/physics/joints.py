@@ -142,6 +142,9 @@ class JointReader:
             j.suspension = self._suspension(prim, j)
         if "LunCoJointDampingAPI" in applied_schemas(prim):
             self._damping(prim, j)
+        coord = {"revolute": "angle", "prismatic": "displacement"}.get(j.kind)
+        if coord and j.drive is None and prim.GetAttribute(f"inputs:{coord}"):
+            j.servo_input = True  # held where it starts until its input is written
         return j
 
     def _damping(self, prim, j: Joint) -> None:

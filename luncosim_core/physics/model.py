@@ -96,6 +96,7 @@ class Joint:
     exclude_from_tree: bool = False  # physics:excludeFromArticulation: always a constraint
     drive: Drive | None = None
     generic_from: str | None = None  # the free DOF (rotX, transY, ...) of a mapped generic joint
+    servo_input: bool = False  # the prim declares inputs:angle / inputs:displacement: position-held from the start
     damping: float = 0.0  # LunCoJointDampingAPI along the free DOF: N*s/m or N*m*s/rad
     suspension: tuple[float, float, float, float, float] | None = None  # rest, k, c, yield, max (SI)
     initial_coord: float = 0.0  # rest angle (rad) / displacement (m) measured at build

@@ -94,3 +94,16 @@ def test_joint_damping_slows_a_swinging_pendulum(make_world):
     run(free, 120)
     run(damped, 120)
     assert abs(damped.read_port("/Hinge", "velocity")) < 0.5 * abs(free.read_port("/Hinge", "velocity"))
+
+
+def test_a_hinge_whose_angle_is_an_input_holds_its_start_until_commanded(make_world):
+    held = make_world(PENDULUM.replace("{c}", "0.0").replace(
+        "    float lunco:jointDamping:angular = 0.0\n", "    float inputs:angle\n"))
+    free = make_world(PENDULUM.replace("{c}", "0.0"))
+    run(held, 60)
+    run(free, 60)
+    assert abs(held.read_port("/Hinge", "angle")) < 1e-3  # a pending input: held where it started
+    assert abs(free.read_port("/Hinge", "angle")) > 0.1  # no input: it swings
+    held.write_port("/Hinge", "angle", 0.5)
+    run(held, 120)
+    assert held.read_port("/Hinge", "angle") == pytest.approx(0.5, abs=1e-2)
