@@ -452,6 +452,12 @@ class VehicleRuntime:
         self.ray_wheels = [(v, w) for v in self.vessels for w in v.wheels if w.joint is None]
         self.jointed = [(v, w) for v in self.vessels for w in v.wheels if w.joint is not None]
         self._joint_rt = {rt.joint.path: rt for rt in built.joints}
+        self.tick_dt = dt
+        self._tyre_forces: list = []
+        for _v, w in self.jointed:
+            b = built.bodies.get(w.path)
+            if b is not None:  # the tyre law owns the tangential force: no pybullet friction
+                client.changeDynamics(b.uid, b.link, lateralFriction=0.0, rollingFriction=0.0, spinningFriction=0.0)
 
     def input_keys(self) -> list[str]:
         keys = set()
@@ -492,6 +498,52 @@ class VehicleRuntime:
                 target, force = 0.0, w.bearing_damping
             self.c.setJointMotorControl2(rt.uid, rt.link, pb.VELOCITY_CONTROL, targetVelocity=target * rt.sign * _spin_sign(w),
                                          force=force)
+        self._tyre_forces = []
+        for v, w in self.jointed:
+            self._jointed_tyre(v, w)
+
+    def _jointed_tyre(self, v: Vessel, w: Wheel) -> None:
+        """LunCoSim's jointed tyre: pybullet keeps only the normal contact (the wheel has no
+        friction of its own); the same longitudinal and lateral tyre law as a raycast wheel acts
+        at each contact point, from the solver's normal forces of the last substep."""
+        rt = self._joint_rt.get(w.joint or "")
+        b = self.built.bodies.get(w.path)
+        if rt is None or not rt.is_link or b is None:
+            return
+        c = self.c
+        omega = c.getJointState(rt.uid, rt.link)[1] * rt.sign * _spin_sign(w)
+        contacts = [cp for cp in c.getContactPoints(bodyA=b.uid, linkIndexA=b.link) if cp[9] > 0]
+        total = sum(cp[9] for cp in contacts)
+        if total <= 0:
+            return
+        chassis = self._chassis_state(w.chassis)[1]
+        frame = chassis * w.mount
+        heading = quat_rotate(frame.q, np.array([0.0, 0.0, -1.0]))
+        axle = quat_rotate(frame.q, np.array([1.0, 0.0, 0.0]))
+        st = c.getLinkState(b.uid, b.link, computeLinkVelocity=1, computeForwardKinematics=1)
+        hub_vel = np.array(st[6])  # link frame = the hinge on the wheel, i.e. the hub
+        bases = []
+        for cp in contacts:
+            n = np.array(cp[7], dtype=float)  # on the ground, pointing at the wheel
+            fwd = heading - n * float(np.dot(heading, n))
+            fwd = fwd / max(float(np.linalg.norm(fwd)), 1e-12)
+            right = np.cross(fwd, n)
+            right = right if float(np.dot(right, axle)) >= 0 else -right
+            bases.append((fwd, right, float(np.dot(hub_vel, fwd)), float(np.dot(hub_vel, right))))
+        v_long = sum(bs[2] * cp[9] for bs, cp in zip(bases, contacts, strict=True)) / total
+        drive = _commanded_torque(w, omega, v.braking)
+        saved, w.omega = w.omega, omega
+        _w, f_long = longitudinal_step(w, v_long, drive, 0.0, total, self.tick_dt)
+        w.omega = saved if w.joint is None else omega
+        for (fwd, right, vl, vt), cp in zip(bases, contacts, strict=True):
+            share = cp[9] / total
+            rolling = max(abs(vl), abs(omega * w.radius), w.min_speed)
+            fl, ft = lateral_force(w, f_long * share, rolling, vt, cp[9])
+            self._tyre_forces.append((b.uid, b.link, (fwd * fl + right * ft).tolist(), list(cp[5])))
+
+    def apply_tyre_forces(self) -> None:
+        for uid, link, force, point in self._tyre_forces:
+            self.c.applyExternalForce(uid, link, force, point, pb.WORLD_FRAME)
 
     def _chassis_state(self, path: str):
         b = self.built.bodies[path]
@@ -507,7 +559,9 @@ class VehicleRuntime:
         return b, inertial * b.com_frame.inverse(), np.array(pos), np.array(lin), np.array(ang)
 
     def substep(self) -> None:
-        """Cast every raycast wheel's ray (one batch) and push on the chassis."""
+        """Cast every raycast wheel's ray (one batch) and push on the chassis; apply the jointed
+        wheels' tyre forces."""
+        self.apply_tyre_forces()
         if not self.ray_wheels:
             return
         dt = self.dt
@@ -581,6 +635,16 @@ class VehicleRuntime:
             for w in v.wheels:
                 out += [w.omega, w.steer_angle]
         return out
+
+
+def _commanded_torque(w: Wheel, omega: float, braking: bool) -> float:
+    """The hinge motor's torque (LunCoSim ``commanded_motor_torque``): the DC curve, or the brake
+    against the spin."""
+    if braking:
+        return -math.copysign(w.brake_torque, omega) if abs(omega) > 1e-15 else 0.0
+    if abs(w.demand) <= 1e-15 or w.max_omega <= 0 or w.peak_torque <= 0:
+        return 0.0
+    return _clamp(w.peak_torque * (w.demand - omega / w.max_omega), w.peak_torque)
 
 
 def _spin_sign(w: Wheel) -> float:
