@@ -127,6 +127,7 @@ class Wheel:
     normal_force: float = 0.0
     demand: float = 0.0
     steer_cmd: float = 0.0
+    tyre: tuple[list[float], list[float]] | None = None  # this tick's tyre force and contact point
 
 
 @dataclass
@@ -453,6 +454,7 @@ class VehicleRuntime:
         self.jointed = [(v, w) for v in self.vessels for w in v.wheels if w.joint is not None]
         self._joint_rt = {rt.joint.path: rt for rt in built.joints}
         self.tick_dt = dt
+        self._substep_index = 0
         self._tyre_forces: list = []
         for _v, w in self.jointed:
             b = built.bodies.get(w.path)
@@ -499,6 +501,7 @@ class VehicleRuntime:
             self.c.setJointMotorControl2(rt.uid, rt.link, pb.VELOCITY_CONTROL, targetVelocity=target * rt.sign * _spin_sign(w),
                                          force=force)
         self._tyre_forces = []
+        self._substep_index = 0
         for v, w in self.jointed:
             self._jointed_tyre(v, w)
 
@@ -581,6 +584,7 @@ class VehicleRuntime:
         for (v, w), frame, hit, s in zip(self.ray_wheels, frames, hits, starts, strict=True):
             b, _pose, com, lin, ang = states[w.chassis]
             self._wheel(v, w, b, frame, hit, np.array(s), com, lin, ang, dt)
+        self._substep_index += 1
 
     def _wheel(self, v: Vessel, w: Wheel, b, frame: Pose, hit, start: np.ndarray, com: np.ndarray,
                lin: np.ndarray, ang: np.ndarray, dt: float) -> None:
@@ -607,6 +611,13 @@ class VehicleRuntime:
             fwd = fwd / max(float(np.linalg.norm(fwd)), 1e-12)
             right = np.cross(fwd, normal)
         w.normal_force = n_force
+        if self._substep_index > 0:
+            # the tyre is solved once per tick (as LunCoSim's fixed-update tyre); its force holds
+            if w.tyre is not None and not b.kinematic:
+                self.c.applyExternalForce(b.uid, b.link, w.tyre[0], w.tyre[1], pb.WORLD_FRAME)
+            return
+        w.tyre = None
+        dt = self.tick_dt
         v_long = float(np.dot(hub_vel, fwd))
         v_lat = float(np.dot(hub_vel, right))
         brake = _clamp(-w.inertia * w.omega / dt, w.brake_torque) if v.braking else 0.0
@@ -620,7 +631,8 @@ class VehicleRuntime:
         force = fwd * f_l + right * f_t
         if v.braking:
             force = force + _parking_force(self.gravity, normal, n_force, w.mu)
-        self.c.applyExternalForce(b.uid, b.link, force.tolist(), contact.tolist(), pb.WORLD_FRAME)
+        w.tyre = (force.tolist(), contact.tolist())
+        self.c.applyExternalForce(b.uid, b.link, w.tyre[0], w.tyre[1], pb.WORLD_FRAME)
 
     def wheel_state(self, path: str) -> Wheel | None:
         for v in self.vessels:
