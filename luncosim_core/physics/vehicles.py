@@ -114,6 +114,7 @@ class Wheel:
     lat_min_load: float
     lat_max_stiffness: float
     rest_load: float
+    tyre_inertia: float = 0.0  # the tyre's own axle inertia (``inertia`` adds the reflected rotor)
     min_speed: float = 0.0  # lunco:tire:minValidatedSpeed: floor of the slip-angle reference speed, m/s
     peak_torque: float = 0.0  # at the axle; 0 = undriven
     max_omega: float = 0.0  # no-load axle speed, rad/s
@@ -292,6 +293,7 @@ class VehicleReader:
             g_max = float(_attr(g, "lunco:gearbox:maxOutputTorque", math.inf))
         wheel.peak_torque = min(stall * ratio * g_eff, g_max)
         wheel.max_omega = no_load / ratio if no_load > 0 else 0.0
+        wheel.tyre_inertia = wheel.inertia
         wheel.inertia += rotor * ratio * ratio
 
     def _steering(self, prim, wheel: Wheel, chassis) -> None:
@@ -460,6 +462,20 @@ class VehicleRuntime:
             b = built.bodies.get(w.path)
             if b is not None:  # the tyre law owns the tangential force: no pybullet friction
                 client.changeDynamics(b.uid, b.link, lateralFriction=0.0, rollingFriction=0.0, spinningFriction=0.0)
+
+    def reflect_rotor_inertia(self, bodies: dict[str, Body]) -> None:
+        """A jointed wheel spins its motor's rotor through the gearbox: add that reflected
+        inertia (rotor x ratio^2) about the axle, as the raycast wheel's axle inertia has it."""
+        for _v, w in self.jointed:
+            b, body = self.built.bodies.get(w.path), bodies.get(w.path)
+            extra = w.inertia - w.tyre_inertia
+            if b is None or body is None or extra <= 0:
+                continue
+            axes = np.array([quat_rotate(body.principal, e) for e in np.eye(3)])  # principal axes, body frame
+            k = int(np.argmax(np.abs(axes @ np.array([1.0, 0.0, 0.0]))))  # the axle is the wheel's local X
+            diag_i = body.inertia.copy()
+            diag_i[k] += extra
+            self.c.changeDynamics(b.uid, b.link, localInertiaDiagonal=[float(x) for x in diag_i])
 
     def input_keys(self) -> list[str]:
         keys = set()

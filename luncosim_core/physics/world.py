@@ -147,6 +147,7 @@ class PhysicsWorld:
                         if p in self._built.bodies and not b.kinematic and (b.linear_damping or b.angular_damping)]
         self.vehicles = VehicleRuntime(c, self._built, self._vessels, self.model.gravity, self.dt)
         self.vehicles.tick_dt = 1.0 / self.tick_hz
+        self.vehicles.reflect_rotor_inertia(self.model.bodies)
         self._ports = self._make_ports()
         self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
         self._effort_members: set[str] = set()

@@ -249,3 +249,19 @@ def test_the_slip_angle_reference_speed_has_a_floor(rover):
     # a wheel at rest sliding sideways at 0.1 m/s: atan(0.1 / 1.07), not 90 degrees
     _, lat = lateral_force(wheel, 0.0, max(0.0, wheel.min_speed), 0.1, 400.0)
     assert lat == pytest.approx(-1160.0 * math.atan(0.1 / 1.07))
+
+
+def test_a_jointed_skid_rover_turns_like_its_raycast_twin(make_world):
+    """The jointed tyre carries the same tyre law: under one skid command both realisations yaw
+    the same way by comparable amounts (pybullet's own friction is off on the wheels)."""
+    yaws = []
+    for text in (ROVER, _jointed(ROVER)):
+        w = make_world(text)
+        _drive(w, 0.0, 0.0, brake=1.0)
+        run(w, 60)
+        _drive(w, 1.0, -1.0)
+        run(w, 240)
+        q = _pose(w)[2]
+        yaws.append(2 * math.atan2(q[2], q[0]))
+    assert yaws[0] * yaws[1] > 0  # the same direction
+    assert abs(yaws[1]) == pytest.approx(abs(yaws[0]), rel=0.5)
