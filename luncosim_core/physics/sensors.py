@@ -69,14 +69,14 @@ def read_ray_sensors(reader) -> list[RaySensor]:
     return out
 
 
-def euler_yxz(q: np.ndarray) -> tuple[float, float, float]:
-    """(yaw about Y, pitch about X, roll about Z) of q = Ry(yaw) Rx(pitch) Rz(roll)."""
-    w, x, y, z = (float(v) for v in q)
-    m12 = 2 * (y * z - w * x)  # R[1][2]
-    pitch = math.asin(max(-1.0, min(1.0, -m12)))
-    yaw = math.atan2(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
-    roll = math.atan2(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
-    return yaw, pitch, roll
+def _euler_yxz_batch(q: np.ndarray) -> np.ndarray:
+    """(yaw about Y, pitch about X, roll about Z) of q = Ry(yaw) Rx(pitch) Rz(roll), for every
+    row of an (n, 4) w-x-y-z quaternion array, as (n, 3)."""
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    pitch = np.arcsin(np.clip(-2 * (y * z - w * x), -1.0, 1.0))
+    yaw = np.arctan2(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
+    roll = np.arctan2(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
+    return np.stack([yaw, pitch, roll], axis=1)
 
 
 class Sensors:
@@ -85,25 +85,43 @@ class Sensors:
     def __init__(self, sensors: list[RaySensor]) -> None:
         self.rays = sensors
         self._prev_lin: np.ndarray | None = None
-        self.table: dict[str, np.ndarray] = {}
+        self._acc: np.ndarray | None = None
+        self._valid = 0.0
+        self._state: tuple[np.ndarray, np.ndarray] | None = None  # (lin, orn) of the last sample
+        self._table: dict[str, np.ndarray] | None = None
 
     def sample(self, world, tick_dt: float) -> None:
+        """Record this tick (the acceleration needs every tick); the columns are derived lazily."""
         lin, orn = world._lin, world._orn
-        n = len(lin)
-        acc = np.zeros((n, 3)) if self._prev_lin is None else (lin - self._prev_lin) / tick_dt
-        valid = 0.0 if self._prev_lin is None else 1.0
+        self._acc = np.zeros_like(lin) if self._prev_lin is None else (lin - self._prev_lin) / tick_dt
+        self._valid = 0.0 if self._prev_lin is None else 1.0
         self._prev_lin = lin.copy()
-        eul = np.array([euler_yxz(q) for q in orn]).reshape(n, 3)
-        t = self.table
+        self._state = (lin, orn)
+        self._table = None
+        if self.rays:
+            self._cast(world)
+
+    @property
+    def table(self) -> dict[str, np.ndarray]:
+        """``BODY_STATE`` columns (one entry per body, in ``body_paths`` order) of the last sample."""
+        if self._table is None:
+            self._table = self._columns()
+        return self._table
+
+    def _columns(self) -> dict[str, np.ndarray]:
+        lin, orn = self._state if self._state is not None else (np.zeros((0, 3)), np.zeros((0, 4)))
+        acc = self._acc if self._acc is not None else np.zeros_like(lin)
+        n = len(lin)
+        eul = _euler_yxz_batch(orn)
+        t: dict[str, np.ndarray] = {}
         t["acceleration_x"], t["acceleration_y"], t["acceleration_z"] = acc[:, 0], acc[:, 1], acc[:, 2]
-        t["acceleration_valid"] = np.full(n, valid)
+        t["acceleration_valid"] = np.full(n, self._valid)
         for k, ax in enumerate("wxyz"):
             t[f"quat_{ax}"] = orn[:, k]
         t["yaw"], t["pitch"], t["roll"] = eul[:, 0], eul[:, 1], eul[:, 2]
         t["speed"] = np.linalg.norm(lin, axis=1) if n else np.zeros(0)
         t["state_valid"] = np.ones(n)
-        if self.rays:
-            self._cast(world)
+        return t
 
     def _cast(self, world) -> None:
         starts, ends = [], []
