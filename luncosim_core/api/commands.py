@@ -62,6 +62,24 @@ class SetEnvironmentLight(Command):
 
 
 @dataclass(frozen=True)
+class PossessVessel(Command):
+    """Take the controls of a vessel (one session pilots one vessel): its ``piloted`` output
+    becomes 1 and the previously piloted vessel's 0. Refused for a prim without command inputs
+    (a ``Controls`` binding)."""
+
+    name: ClassVar[str] = "PossessVessel"
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class ReleaseVessel(Command):
+    """Give up the controls of a vessel: its ``piloted`` output returns to 0."""
+
+    name: ClassVar[str] = "ReleaseVessel"
+    target: str = ""
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -130,7 +148,8 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, ReadPorts, ListPorts, QueryUsdPrim,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel,
+                                 ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo)}
 
 

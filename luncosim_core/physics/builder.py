@@ -212,7 +212,7 @@ class Builder:
             frontier = nxt
         if root == WORLD and not links:
             return
-        self._create_multibody(root, links)
+        self._create_multibody(root, _depth_first(root, links))
 
     def _create_multibody(self, root: str, links: list[tuple[str, str, Joint]]) -> None:
         bodies = self.m.bodies
@@ -277,6 +277,8 @@ class Builder:
 
     def _init_link_joint(self, rt: JointRt) -> None:
         c, j = self.c, rt.joint
+        if j.damping > 0:
+            c.changeDynamics(rt.uid, rt.link, jointDamping=j.damping)
         if j.kind == "spherical":
             c.setJointMotorControlMultiDof(rt.uid, rt.link, pb.POSITION_CONTROL, targetPosition=[0, 0, 0, 1],
                                            positionGain=0, velocityGain=0, force=[0, 0, 0])
@@ -292,6 +294,9 @@ class Builder:
                              jointUpperLimit=hi if math.isfinite(hi) else 1e30, jointLimitForce=UNLIMITED_FORCE)
         if j.initial_coord:
             c.resetJointState(rt.uid, rt.link, j.initial_coord * rt.sign)
+        if j.servo_input:
+            rt.target_position = j.initial_coord
+            rt.mode = "servo"
         d = j.drive
         if d is not None:
             rt.target_position = d.target_position
@@ -448,3 +453,19 @@ class Builder:
         if self.tmpdir is not None:
             self.tmpdir.cleanup()
             self.tmpdir = None
+
+
+def _depth_first(root: str, links: list[tuple[str, str, Joint]]) -> list[tuple[str, str, Joint]]:
+    """Links in depth-first pre-order. pybullet stores a multibody's links in that order
+    whatever order they are given in, so any other order would make our link indices name
+    the wrong links (a rocker read as its sibling's bogie)."""
+    kids: dict[str, list[tuple[str, str, Joint]]] = {}
+    for link in links:
+        kids.setdefault(link[1], []).append(link)
+    out: list[tuple[str, str, Joint]] = []
+    stack = list(reversed(kids.get(root, [])))
+    while stack:
+        link = stack.pop()
+        out.append(link)
+        stack.extend(reversed(kids.get(link[0], [])))
+    return out

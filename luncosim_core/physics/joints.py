@@ -23,7 +23,7 @@ from .frames import (
     quat_rotate,
 )
 from .model import Body, Drive, Joint
-from .reader import StageReader, authored, diag
+from .reader import StageReader, applied_schemas, authored, diag
 
 POS_TOL = 1e-4  # m
 ROT_TOL = 1e-3  # rad
@@ -54,6 +54,35 @@ class JointReader:
             if j is not None:
                 joints.append(j)
         return joints
+
+    def read_gears(self) -> list[tuple[str, str, str, float, float]]:
+        """``PhysxPhysicsGearJoint`` prims: (path, hinge0, hinge1, gear ratio, max force). A gear
+        whose angular drive has zero stiffness is disengaged (LunCoSim's reading) and skipped."""
+        out = []
+        for prim in sorted((p for p in self.r.prims if p.GetTypeName() == "PhysxPhysicsGearJoint"),
+                           key=lambda p: str(p.GetPath())):
+            path = str(prim.GetPath())
+            hinges = []
+            for rel in ("physxGearJoint:hinge0", "physxGearJoint:hinge1"):
+                r = prim.GetRelationship(rel)
+                t = r.GetTargets() if r else []
+                hinges.append(str(t[0]) if t else "")
+            ratio_attr = prim.GetAttribute("physxGearJoint:gearRatio")
+            ratio = float(ratio_attr.Get()) if ratio_attr and ratio_attr.Get() is not None else 1.0
+            stiff = prim.GetAttribute("drive:angular:physics:stiffness")
+            engaged = not stiff or not authored(stiff) or float(stiff.Get() or 0.0) > 0
+            if not all(hinges):
+                self.r.diags.append(diag("error", "physics-joint-invalid-target",
+                                         f"gear joint {path} needs both physxGearJoint:hinge0 and hinge1", path))
+                continue
+            if not engaged:
+                self.r.diags.append(diag("info", "physics-gear-disengaged",
+                                         f"gear joint {path} has drive stiffness 0: disengaged", path))
+                continue
+            mf = prim.GetAttribute("drive:angular:physics:maxForce")
+            max_force = float(mf.Get()) if mf and authored(mf) and math.isfinite(float(mf.Get())) else 1.0e9
+            out.append((path, hinges[0], hinges[1], ratio, max_force))
+        return out
 
     # ------------------------------------------------------------------ one joint
     def _target(self, prim, rel_name: str) -> tuple[bool, str | None, object | None]:
@@ -109,7 +138,48 @@ class JointReader:
             return None
         self._frames(prim, j, t0, t1)
         self._limits_and_drive(prim, j)
+        if "LunCoPrismaticSuspensionAPI" in applied_schemas(prim):
+            j.suspension = self._suspension(prim, j)
+        if "LunCoJointDampingAPI" in applied_schemas(prim):
+            self._damping(prim, j)
+        coord = {"revolute": "angle", "prismatic": "displacement"}.get(j.kind)
+        if coord and j.drive is None and prim.GetAttribute(f"inputs:{coord}"):
+            j.servo_input = True  # held where it starts until its input is written
         return j
+
+    def _damping(self, prim, j: Joint) -> None:
+        """``lunco:jointDamping:linear|angular``: viscous damping of the joint's free motion."""
+        name = "linear" if j.kind == "prismatic" else "angular"
+        a = prim.GetAttribute(f"lunco:jointDamping:{name}")
+        v = float(a.Get()) if a and authored(a) and a.Get() is not None else 0.0
+        if not math.isfinite(v) or v < 0:
+            self.r.diags.append(diag("error", "physics-joint-damping-invalid",
+                                     f"{j.path} lunco:jointDamping:{name} must be a finite number >= 0; ignored",
+                                     j.path))
+            return
+        scale = self.r.kpu if name == "linear" else self.r.kpu * self.r.mpu ** 2
+        j.damping = v * scale
+
+    def _suspension(self, prim, j: Joint) -> tuple[float, float, float, float, float] | None:
+        """``lunco:prismaticSuspension:*`` on a prismatic joint: (rest m, stiffness N/m, damping
+        N*s/m, yield force N, max force N); None (with a diagnostic) when it cannot be used."""
+        names = ("restPosition", "stiffness", "damping", "yieldForce", "maxForce")
+        vals = []
+        for n in names:
+            a = prim.GetAttribute(f"lunco:prismaticSuspension:{n}")
+            v = a.Get() if a and authored(a) else (0.0 if n == "restPosition" else None)
+            vals.append(float(v) if v is not None else math.nan)
+        rest, k, c, yld, mx = vals
+        ok = (j.kind == "prismatic" and all(math.isfinite(v) for v in vals) and k > 0 and c >= 0
+              and yld > 0 and mx >= yld)
+        if not ok:
+            self.r.diags.append(diag("error", "physics-suspension-invalid",
+                                     f"{j.path} applies LunCoPrismaticSuspensionAPI but is not a prismatic joint "
+                                     "with lunco:prismaticSuspension:stiffness > 0, damping >= 0, yieldForce > 0 and "
+                                     "maxForce >= yieldForce; the suspension is ignored", j.path))
+            return None
+        mpu, kpu = self.r.mpu, self.r.kpu
+        return rest * mpu, k * kpu, c * kpu, yld * kpu * mpu, mx * kpu * mpu
 
     # ------------------------------------------------------------------ frames
     def _frames(self, prim, j: Joint, t0, t1) -> None:

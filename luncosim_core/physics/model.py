@@ -57,6 +57,9 @@ class Body:
     material: Material | None = None
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, m/s world
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))  # initial, rad/s world
+    declared_inputs: frozenset[str] = frozenset()  # names of the prim's authored ``inputs:*``
+    linear_damping: float = 0.0  # physxRigidBody:linearDamping, 1/s
+    angular_damping: float = 0.0  # physxRigidBody:angularDamping, 1/s
 
     @property
     def com_frame(self) -> Pose:
@@ -93,6 +96,9 @@ class Joint:
     exclude_from_tree: bool = False  # physics:excludeFromArticulation: always a constraint
     drive: Drive | None = None
     generic_from: str | None = None  # the free DOF (rotX, transY, ...) of a mapped generic joint
+    servo_input: bool = False  # the prim declares inputs:angle / inputs:displacement: position-held from the start
+    damping: float = 0.0  # LunCoJointDampingAPI along the free DOF: N*s/m or N*m*s/rad
+    suspension: tuple[float, float, float, float, float] | None = None  # rest, k, c, yield, max (SI)
     initial_coord: float = 0.0  # rest angle (rad) / displacement (m) measured at build
     initial_rot: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))  # spherical
 

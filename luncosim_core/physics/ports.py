@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+BODY_STATE_PORTS = ("acceleration_x", "acceleration_y", "acceleration_z", "acceleration_valid",
+                    "quat_w", "quat_x", "quat_y", "quat_z", "yaw", "pitch", "roll", "speed", "state_valid")
+
 
 @dataclass(frozen=True, slots=True)
 class PortSpec:
@@ -39,6 +42,17 @@ def body_port_specs(path: str, kinematic: bool) -> list[PortSpec]:
     out.append(PortSpec(path, "contact_force", "out", "N", False, "double",
                         "sum of contact normal forces on this body in the last substep"))
     out.append(PortSpec(path, "mass", "out", "kg", False, "double", "body mass"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"com_{ax}", "out", "m", False, "double",
+                            f"centre of mass in the body frame, {ax} (with folded raycast wheels)"))
+    for ax in "xyz":
+        out.append(PortSpec(path, f"inertia_{ax}{ax}", "out", "kg*m^2", False, "double",
+                            f"principal moment of inertia {ax}{ax}"))
+    for name in BODY_STATE_PORTS:
+        unit = {"acceleration": "m/s^2", "speed": "m/s", "yaw": "rad", "pitch": "rad", "roll": "rad"}.get(
+            name.split("_")[0], "")
+        out.append(PortSpec(path, name, "out", unit, False, "bool" if name.endswith("valid") else "double",
+                            f"measured body state: {name} (see luncosim_core.physics.sensors)"))
     if not kinematic:
         for ax in "xyz":
             out.append(PortSpec(path, f"force_{ax}", "in", "N", True, "double",

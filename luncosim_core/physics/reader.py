@@ -44,8 +44,9 @@ def authored(attr) -> bool:
 class StageReader:
     """One pass over a stage; holds the prim-to-owner maps the joint reader reuses."""
 
-    def __init__(self, stage: Usd.Stage):
+    def __init__(self, stage: Usd.Stage, default_gravity: float = 0.0):
         self.stage = stage
+        self.default_gravity = float(default_gravity)  # m/s^2 when no PhysicsScene says otherwise
         self.mpu = float(UsdGeom.GetStageMetersPerUnit(stage)) or 1.0
         self.kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage)) or 1.0
         self.up_axis = str(UsdGeom.GetStageUpAxis(stage))
@@ -63,6 +64,7 @@ class StageReader:
         self.bodies: dict[str, Body] = {}
         self.statics: list[StaticCollider] = []
         self.collider_owner: dict[str, str] = {}  # collider path -> body path or its own path (static)
+        self.raycast_wheels: set[str] = set()
 
     # ---------------------------------------------------------------- helpers
     def purpose(self, prim) -> str:
@@ -86,6 +88,11 @@ class StageReader:
 
     # ---------------------------------------------------------------- passes
     def read(self) -> SceneModel:
+        from .vehicles import WHEEL_API, VehicleReader
+
+        targets = VehicleReader(self).jointed_targets()
+        self.raycast_wheels = {str(p.GetPath()) for p in self.prims
+                               if WHEEL_API in applied_schemas(p) and str(p.GetPath()) not in targets}
         self._find_bodies()
         self._read_colliders()
         for path in sorted(self.bodies):
@@ -107,6 +114,8 @@ class StageReader:
             if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
                 continue
             path = str(prim.GetPath())
+            if path in self.raycast_wheels:
+                continue  # a raycast wheel is a force law on its chassis, not a body
             rb = UsdPhysics.RigidBodyAPI(prim)
             enabled = rb.GetRigidBodyEnabledAttr().Get()
             if enabled is False:
@@ -129,6 +138,12 @@ class StageReader:
                 body.velocity = np.array(v, dtype=float) * self.mpu
             if w is not None:
                 body.angular_velocity = np.radians(np.array(w, dtype=float))
+            body.declared_inputs = frozenset(
+                a.GetName()[len("inputs:"):] for a in prim.GetAttributes() if a.GetName().startswith("inputs:"))
+            for name in ("linear", "angular"):
+                a = prim.GetAttribute(f"physxRigidBody:{name}Damping")
+                if a and authored(a) and float(a.Get() or 0.0) > 0:
+                    setattr(body, f"{name}_damping", float(a.Get()))
             self.bodies[path] = body
 
     def _read_colliders(self) -> None:
@@ -138,18 +153,15 @@ class StageReader:
             has_api = prim.HasAPI(UsdPhysics.CollisionAPI)
             terrain = any(a in schemas for a in OWNER_COLLIDER_APIS)
             en_attr = prim.GetAttribute("physics:collisionEnabled")
+            if self._under_raycast_wheel(path):
+                continue
             if not has_api and not terrain:
-                if authored(en_attr) and en_attr.Get() is True:
-                    self.diags.append(diag(
-                        "error", "collision-enabled-without-api",
-                        f"{path} authors physics:collisionEnabled = true but does not apply "
-                        "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
-                        path))
+                self._check_enabled_without_api(path, en_attr)
                 continue
             if has_api and en_attr and en_attr.Get() is False:
                 continue
             purpose = self.purpose(prim)
-            if purpose == "guide":
+            if purpose == "guide" or self._trigger_zone(prim, path):
                 continue
             owner = self.owner_body(prim)
             world, scale = self.world_pose(prim)
@@ -186,6 +198,25 @@ class StageReader:
                 for s in body.shapes:
                     if s.purpose == "render":
                         s.collides = False
+
+    def _trigger_zone(self, prim, path: str) -> bool:
+        """A ``lunco:triggerZone`` collider overlaps, it never collides (LunCoSim's sensor)."""
+        if not authored(prim.GetAttribute("lunco:triggerZone")):
+            return False
+        self.diags.append(diag("info", "physics-trigger-zone",
+                               f"{path} is a trigger zone (lunco:triggerZone): it overlaps, it never collides", path))
+        return True
+
+    def _check_enabled_without_api(self, path: str, en_attr) -> None:
+        if authored(en_attr) and en_attr.Get() is True:
+            self.diags.append(diag(
+                "error", "collision-enabled-without-api",
+                f"{path} authors physics:collisionEnabled = true but does not apply "
+                "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
+                path))
+
+    def _under_raycast_wheel(self, path: str) -> bool:
+        return any(path == w or path.startswith(w + "/") for w in self.raycast_wheels)
 
     def _collider_mass_attrs(self, prim, shape: Shape) -> None:
         if not prim.HasAPI(UsdPhysics.MassAPI):
@@ -226,6 +257,8 @@ class StageReader:
         api = UsdPhysics.MassAPI(prim) if prim.HasAPI(UsdPhysics.MassAPI) else None
         body_mass = float(api.GetMassAttr().Get() or 0.0) * self.kpu if api else 0.0
         body_density = float(api.GetDensityAttr().Get() or 0.0) * self.kpu / self.mpu**3 if api else 0.0
+        if body_mass <= 0:
+            body_mass = self._mass_without_api(prim, body.path)
         shapes = [s for s in body.shapes]
         if not shapes:
             shapes = self._geometry_for_mass(prim, body)
@@ -272,6 +305,22 @@ class StageReader:
         body.principal = principal
         body.inertia = np.maximum(diag_i, 1e-9)
 
+    def _mass_without_api(self, prim, path: str) -> float:
+        """A wheel's ``physxVehicleWheel:mass``, or ``physics:mass`` authored without
+        PhysicsMassAPI (LunCoSim reads both); 0 when neither is authored."""
+        from .vehicles import authored_mass_without_api
+
+        wheel = prim.GetAttribute("physxVehicleWheel:mass")
+        if wheel and authored(wheel) and float(wheel.Get() or 0.0) > 0:
+            return float(wheel.Get()) * self.kpu
+        mass = authored_mass_without_api(prim)
+        if mass is None:
+            return 0.0
+        self.diags.append(diag("info", "physics-mass-without-api",
+                               f"{path} authors physics:mass without applying PhysicsMassAPI; the mass is "
+                               "used as authored", path))
+        return mass * self.kpu
+
     def _geometry_for_mass(self, prim, body: Body) -> list[Shape]:
         """Non-colliding geometry of a body without colliders, used only for its inertia."""
         out: list[Shape] = []
@@ -290,7 +339,13 @@ class StageReader:
     def _gravity(self) -> np.ndarray:
         scenes = sorted((p for p in self.prims if p.IsA(UsdPhysics.Scene)), key=lambda p: str(p.GetPath()))
         if not scenes:
-            return np.zeros(3)
+            g = self.default_gravity
+            if g:
+                self.diags.append(diag("info", "physics-default-gravity",
+                                       f"the stage has no PhysicsScene; the runtime's default gravity applies: "
+                                       f"{g:g} m/s^2 along -{self.up_axis}"))
+            down = np.array([0.0, 0.0, -1.0]) if self.up_axis == "Z" else np.array([0.0, -1.0, 0.0])
+            return down * g
         values = []
         for sp in scenes:
             sc = UsdPhysics.Scene(sp)

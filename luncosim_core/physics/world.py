@@ -22,6 +22,9 @@ from .joints import JointReader
 from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
+from .sensors import BODY_STATE, RAY_OUTPUTS, Sensors, read_ray_sensors
+from .triggers import read_trigger_zones, zone_events
+from .vehicles import VehicleRuntime, read_vehicles
 
 
 @dataclass
@@ -90,7 +93,7 @@ class PhysicsWorld:
     """The physics projection of one composed stage."""
 
     def __init__(self, stage, tick_hz: float = 60.0, substeps: int = 4, world_bounds: float = 1.0e5,
-                 floor_margin: float = 1000.0):
+                 floor_margin: float = 1000.0, default_gravity: float = 0.0):
         if tick_hz <= 0 or substeps < 1:
             raise ValueError(f"tick_hz must be > 0 and substeps >= 1 (got {tick_hz}, {substeps})")
         self.tick_hz = float(tick_hz)
@@ -98,8 +101,12 @@ class PhysicsWorld:
         self.world_bounds = float(world_bounds)
         self.floor_margin = float(floor_margin)
         self.dt = 1.0 / (self.tick_hz * self.substeps)
-        reader = StageReader(stage)
+        reader = StageReader(stage, default_gravity)
         self.model = reader.read()
+        self._vessels = read_vehicles(reader, stage, self.model.bodies, reader.raycast_wheels)
+        self.sensors = Sensors(read_ray_sensors(reader))
+        self._zones = read_trigger_zones(reader)
+        self._zone_events: list[tuple[str, str, str]] = []
         jr = JointReader(reader)
         self._joints: list[Joint] = jr.read()
         self._violations: dict[str, tuple[float, float]] = {}
@@ -117,6 +124,10 @@ class PhysicsWorld:
         c.setGravity(*[float(x) for x in self.model.gravity])
         self._builder = Builder(c, self.model, self._joints, reader.diags)
         self._built: Built = self._builder.build()
+        self._make_gears(jr.read_gears(), reader.diags)
+        self._suspensions = [
+            [rt, rt.joint.suspension[0]] for rt in self._built.joints
+            if rt.joint.suspension is not None and rt.is_link]
         self.diagnostics: list[Diagnostic] = sorted(
             reader.diags, key=lambda d: (d.path, d.code, d.message))
         self.body_paths: tuple[str, ...] = tuple(sorted(self._built.bodies))
@@ -132,6 +143,11 @@ class PhysicsWorld:
         for rt in self._built.joints:
             if rt.mode == "servo" and rt.is_link:
                 self._apply_servo(rt)
+        self._damped = [(self._built.bodies[p], b) for p, b in sorted(self.model.bodies.items())
+                        if p in self._built.bodies and not b.kinematic and (b.linear_damping or b.angular_damping)]
+        self.vehicles = VehicleRuntime(c, self._built, self._vessels, self.model.gravity, self.dt)
+        self.vehicles.tick_dt = 1.0 / self.tick_hz
+        self.vehicles.reflect_rotor_inertia(self.model.bodies)
         self._ports = self._make_ports()
         self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
         self._effort_members: set[str] = set()
@@ -144,6 +160,7 @@ class PhysicsWorld:
             lows = [c.getAABB(uid)[0][self._up] for _p, uid in sorted(self._built.statics.items())]
             self._floor = min(lows) - self.floor_margin
         self._read_state()
+        self.sensors.sample(self, 1.0 / self.tick_hz)
         self._check_escape()
 
     # ------------------------------------------------------------------ state
@@ -200,7 +217,13 @@ class PhysicsWorld:
         c = self._client
         forced = np.flatnonzero(np.abs(self._force).sum(axis=1) + np.abs(self._torque).sum(axis=1)).tolist()
         tethers = self._built.tethers
+        self.vehicles.tick()
         for _ in range(self.substeps):
+            self.vehicles.substep()
+            if self._damped:
+                self._apply_damping()
+            if self._suspensions:
+                self._apply_suspensions()
             if self._pd:
                 self._apply_pd()
             for i in forced:
@@ -221,7 +244,67 @@ class PhysicsWorld:
             pb.stepSimulation(physicsClientId=self._cid)
         self.tick += 1
         self._read_state()
+        self.sensors.sample(self, 1.0 / self.tick_hz)
+        if self._zones:
+            dynamic = [i for i, p in enumerate(self.body_paths)
+                       if not self._built.bodies[p].kinematic and self._built.bodies[p].link < 0]
+            self._zone_events += zone_events(self._zones, tuple(self.body_paths[i] for i in dynamic),
+                                             self._com_world[dynamic])
         self._check_escape()
+
+    def _make_gears(self, gears, diags) -> None:
+        """A gear joint couples two hinges: theta0 - ratio * theta1 stays at its start (pybullet
+        JOINT_GEAR between the two links; our link coordinates carry the USD sign)."""
+        by_path = {rt.joint.path: rt for rt in self._built.joints}
+        for path, h0, h1, ratio, max_force in gears:
+            a, b = by_path.get(h0), by_path.get(h1)
+            if a is None or b is None or not (a.is_link and b.is_link) or a.uid != b.uid:
+                diags.append(diag("warning", "physics-unsupported",
+                                  f"gear joint {path} couples {h0} and {h1}, which are not two hinges of one "
+                                  "jointed tree; it is ignored", path))
+                continue
+            cid = self._client.createConstraint(a.uid, a.link, b.uid, b.link, pb.JOINT_GEAR, [1.0, 0.0, 0.0],
+                                                [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+            self._client.changeConstraint(cid, gearRatio=-ratio * a.sign * b.sign, maxForce=max_force)
+
+    def _apply_suspensions(self) -> None:
+        """Passive crushable struts (``LunCoPrismaticSuspensionAPI``): a spring-damper about a
+        plastic rest point that sets permanently once the strut is pushed past its yield force;
+        the spring is explicit (exact static balance), the damping (plus k*dt, as LunCoSim's
+        solver adds) implicit against the joint's effective mass; capped at maxForce."""
+        dt = self.dt
+        for entry in self._suspensions:
+            rt, plastic = entry
+            rest, k, c, yld, mx = rt.joint.suspension
+            q, qd = pb.getJointState(rt.uid, rt.link, physicsClientId=self._cid)[:2]
+            x, v = q * rt.sign, qd * rt.sign
+            plastic = min(plastic, rest, x + yld / k)
+            entry[1] = plastic
+            inv_m = 1.0 / self._effective_inertia(rt.joint)
+            c_imp = c + k * dt
+            f = k * (plastic - x) - c_imp * v / (1.0 + dt * c_imp * inv_m)
+            f = max(-mx, min(mx, f))
+            rt.effort = f
+            pb.setJointMotorControl2(rt.uid, rt.link, pb.TORQUE_CONTROL, force=(f + rt.command_effort) * rt.sign,
+                                     physicsClientId=self._cid)
+
+    def _apply_damping(self) -> None:
+        """PhysX rigid-body damping (``physxRigidBody:linearDamping``/``angularDamping``),
+        integrated implicitly: dv = -c v dt / (1 + c dt), applied as a force and a torque."""
+        c, dt = self._client, self.dt
+        for b, body in self._damped:
+            if b.link < 0:
+                lin, ang = c.getBaseVelocity(b.uid)
+                com = c.getBasePositionAndOrientation(b.uid)[0]
+            else:
+                st = c.getLinkState(b.uid, b.link, computeLinkVelocity=1, computeForwardKinematics=1)
+                lin, ang, com = st[6], st[7], st[0]
+            if body.linear_damping > 0:
+                k = body.mass * body.linear_damping / (1.0 + body.linear_damping * dt)
+                c.applyExternalForce(b.uid, b.link, [-k * x for x in lin], com, pb.WORLD_FRAME)
+            if body.angular_damping > 0:
+                k = float(np.max(body.inertia)) * body.angular_damping / (1.0 + body.angular_damping * dt)
+                c.applyExternalTorque(b.uid, b.link, [-k * x for x in ang], pb.WORLD_FRAME)
 
     def _apply_servo(self, rt: JointRt) -> None:
         d = rt.joint.drive
@@ -408,6 +491,8 @@ class PhysicsWorld:
                 q[k], qd[k] = st[0] * rt.sign, st[1] * rt.sign
                 if rt.mode in ("servo", "velocity"):
                     effort[k] = st[3] * rt.sign
+                elif rt.joint.suspension is not None:
+                    effort[k] = rt.effort
                 else:
                     slot = self._pd_slot(rt)
                     effort[k] = float(slot[0].effort[slot[1]]) if slot else 0.0
@@ -486,12 +571,36 @@ class PhysicsWorld:
     def _make_ports(self) -> dict[tuple[str, str], PortSpec]:
         out: dict[tuple[str, str], PortSpec] = {}
         for p in self.body_paths:
+            declared = self.model.bodies[p].declared_inputs
             for spec in body_port_specs(p, self._built.bodies[p].kinematic):
+                if spec.name.startswith("com_") and spec.name in declared:
+                    continue  # a centre of mass cannot move at run time; the prim owns the name
+                if (spec.name == "mass" or spec.name.startswith("inertia_")) and spec.name in declared \
+                        and not self._built.bodies[p].kinematic:
+                    # the prim's own model (a lander burning propellant) drives its mass properties
+                    spec = PortSpec(p, spec.name, "in", spec.unit, True, "double",
+                                    f"{spec.description}; an input: the prim declares inputs:{spec.name}")
+                elif spec.name.startswith("inertia_") and spec.name in declared:
+                    continue
                 out[(p, spec.name)] = spec
         for path in sorted(self._joint_by_path):
             for spec in joint_port_specs(path, self._joint_by_path[path].joint.kind):
                 out[(path, spec.name)] = spec
+        for ray in self.sensors.rays:
+            for name in RAY_OUTPUTS:
+                out[(ray.path, name)] = PortSpec(ray.path, name, "out", "s" if name == "ray_sample_time" else (
+                    "" if name in ("ray_hit_valid",) or "normal" in name else "m"), False,
+                    "bool" if name == "ray_hit_valid" else "double", f"raycast sensor {name}")
         return out
+
+    def take_zone_events(self) -> list[tuple[str, str, str]]:
+        """Trigger-zone crossings since the last call: (event name, entrant body, zone source)."""
+        out, self._zone_events = self._zone_events, []
+        return out
+
+    def body_state_table(self) -> dict[str, np.ndarray]:
+        """Per-body sampled state columns (``BODY_STATE`` names), in ``body_paths`` order."""
+        return self.sensors.table
 
     def port_specs(self) -> list[PortSpec]:
         return [self._ports[k] for k in sorted(self._ports)]
@@ -509,25 +618,10 @@ class PhysicsWorld:
     def read_port(self, prim_path: str, name: str) -> float:
         spec = self._spec(prim_path, name)
         if prim_path in self._index:
-            i = self._index[prim_path]
-            prefix, _, ax = name.rpartition("_")
-            k = "xyz".find(ax)
-            if prefix == "position":
-                return float(self._pos[i, k])
-            if prefix == "orientation":
-                return float(self._orn[i, "wxyz".index(ax)])
-            if prefix == "velocity":
-                return float(self._lin[i, k])
-            if prefix == "angvel":
-                return float(self._ang[i, k])
-            if prefix == "force":
-                return float(self._force[i, k])
-            if prefix == "torque":
-                return float(self._torque[i, k])
-            if name == "mass":
-                return float(self._built.bodies[prim_path].mass)
-            touching, count, force = self._contact_summary(prim_path)
-            return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
+            return self._body_port(prim_path, name)
+        ray = next((r for r in self.sensors.rays if r.path == prim_path), None)
+        if ray is not None:
+            return float(ray.values[name])
         rt = self._joint_by_path[prim_path]
         if name in ("angle", "displacement"):
             return float(self.joint_state(prim_path)[0])
@@ -540,9 +634,60 @@ class PhysicsWorld:
         if name in ("torque", "force"):
             if rt.mode in ("servo", "velocity") and rt.is_link:
                 return float(self._client.getJointState(rt.uid, rt.link)[3] * rt.sign)
+            if rt.joint.suspension is not None:
+                return float(rt.effort)
             slot = self._pd_slot(rt)
             return float(slot[0].effort[slot[1]]) if slot else 0.0
         raise KeyError(f"{prim_path}: unhandled port {spec.name}")
+
+    def _body_port(self, prim_path: str, name: str) -> float:
+        i = self._index[prim_path]
+        prefix, _, ax = name.rpartition("_")
+        k = "xyz".find(ax)
+        if prefix == "position":
+            return float(self._pos[i, k])
+        if prefix == "orientation":
+            return float(self._orn[i, "wxyz".index(ax)])
+        if prefix == "velocity":
+            return float(self._lin[i, k])
+        if prefix == "angvel":
+            return float(self._ang[i, k])
+        if prefix == "force":
+            return float(self._force[i, k])
+        if prefix == "torque":
+            return float(self._torque[i, k])
+        if name in BODY_STATE:
+            return float(self.sensors.table[name][i])
+        if name == "mass" or prefix in ("com", "inertia"):
+            return self._mass_port(prim_path, prefix, ax)
+        touching, count, force = self._contact_summary(prim_path)
+        return {"contact": float(touching), "contact_count": float(count), "contact_force": force}[name]
+
+    def _set_mass_property(self, path: str, name: str, v: float) -> None:
+        """A declared ``inputs:mass`` / ``inputs:inertia_xx|yy|zz`` changes the body now."""
+        if v <= 0:
+            raise ValueError(f"{path}.{name} must be > 0, got {v!r}")
+        body, b = self.model.bodies[path], self._built.bodies[path]
+        if name == "mass":
+            if v == body.mass:
+                return
+            body.mass = b.mass = v
+            self._client.changeDynamics(b.uid, b.link, mass=v)
+            return
+        k = "xyz".index(name[-1])
+        if v == body.inertia[k]:
+            return
+        body.inertia = body.inertia.copy()
+        body.inertia[k] = v
+        self._client.changeDynamics(b.uid, b.link, localInertiaDiagonal=[float(x) for x in body.inertia])
+
+    def _mass_port(self, path: str, prefix: str, ax: str) -> float:
+        body = self.model.bodies[path]
+        if prefix == "com":
+            return float(body.com["xyz".find(ax)])
+        if prefix == "inertia":
+            return float(body.inertia["xyz".find(ax[0])])
+        return float(self._built.bodies[path].mass)
 
     def write_port(self, prim_path: str, name: str, value: float) -> None:
         spec = self._spec(prim_path, name)
@@ -557,6 +702,9 @@ class PhysicsWorld:
         if prim_path in self._index:
             i = self._index[prim_path]
             prefix, _, ax = name.rpartition("_")
+            if name == "mass" or prefix == "inertia":
+                self._set_mass_property(prim_path, name, v)
+                return
             (self._force if prefix == "force" else self._torque)[i, "xyz".index(ax)] = v
             return
         rt = self._joint_by_path[prim_path]
@@ -700,6 +848,8 @@ class PhysicsWorld:
             if self._joint_by_path[path].joint.kind in ("revolute", "prismatic"):
                 js.extend(self.joint_state(path))
         parts.append(struct.pack(f"<{len(js)}d", *js))
+        vs = self.vehicles.state_values()
+        parts.append(struct.pack(f"<{len(vs)}d", *vs))
         parts.append(struct.pack("<q", self.tick))
         return b"".join(parts)
 

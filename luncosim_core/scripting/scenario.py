@@ -34,6 +34,7 @@ from luncosim_core.scripting.host import SCRIPT_QUERIES
 from luncosim_core.scripting.plan import DependencyPlan, resolve_plan
 from luncosim_core.scripting.rhai import AST, RhaiError, Scope
 from luncosim_core.scripting.runtime import ScenarioRuntime
+from luncosim_core.scripting.task_tree import TaskCtx, TaskDriver, TaskTreeError
 from luncosim_core.usd.programs import param_value, program_prims
 
 
@@ -82,6 +83,8 @@ class ScenarioParticipant:
         self.plan: DependencyPlan | None = None
         self.state = "new"  # new | prepared | failed | faulted | stopped
         self.started = False
+        self._task = TaskDriver()
+        self._task_events: list[tuple[str, Any]] = []
         self.fault: Diagnostic | None = None
         self.subscriptions: set[str] = set()
         self.subscription_prefixes: set[str] = set()
@@ -145,6 +148,8 @@ class ScenarioParticipant:
         self.scope.push_constant("params", dict(self.params))
         self.plan = None
         self.started = False
+        self._task = TaskDriver()
+        self._task_events: list[tuple[str, Any]] = []
         if engine.has_fn(self.ast, "simulation_dependencies", 2):
             rt.planning = True
             try:
@@ -212,17 +217,69 @@ class ScenarioParticipant:
                 self.started = True
                 if has(ast, "on_start", 1):
                     self._call("on_start", [me])
-            if rt.inbox and has(ast, "on_event", 2):
-                subs, prefixes = self.subscriptions, self.subscription_prefixes
-                for ev in rt.inbox:
-                    if (subs or prefixes) and ev.name not in subs and \
-                            not any(ev.name.startswith(p) for p in prefixes):
-                        continue
-                    self._call("on_event", [me, ev.to_script()])
+                for driver in ("__init_task", "__init_mission"):  # prelude drivers, when present
+                    if self._defined(driver, 1):
+                        self._call(driver, [me])
+            self._deliver_events(me)
             if has(ast, "on_tick", 1):
                 self._call("on_tick", [me])
+            self._tick_task(me)
+            if self._defined("__run_mission", 1):
+                self._call("__run_mission", [me])
         except RhaiError as err:
             self._fault(err, "scenario hook failed")
+        except TaskTreeError as err:
+            self.fault = Diagnostic("error", "scenario-runtime-error", f"this.task does not compile: {err}",
+                                    path=self.prim_path, source="scenario")
+            self.diagnostics.append(self.fault)
+            self.state = "faulted"
+
+    def _defined(self, name: str, arity: int) -> bool:
+        """A function of the script or of a global module (the prelude)."""
+        eng = self.runtime.engine
+        return eng.has_fn(self.ast, name, arity) or (name, arity) in eng.rt.global_fns
+
+    def _deliver_events(self, me: int) -> None:
+        rt, ast = self.runtime, self.ast
+        self._task_events = [(ev.name, ev.source) for ev in rt.inbox]
+        if not rt.inbox:
+            return
+        note = self._defined("__note_task_event", 2)
+        on_event = rt.engine.has_fn(ast, "on_event", 2)
+        subs, prefixes = self.subscriptions, self.subscription_prefixes
+        for ev in rt.inbox:
+            if note:
+                self._call("__note_task_event", [me, ev.to_script()])
+            if not on_event or ((subs or prefixes) and ev.name not in subs
+                                and not any(ev.name.startswith(p) for p in prefixes)):
+                continue
+            self._call("on_event", [me, ev.to_script()])
+
+    def _tick_task(self, me: int) -> None:
+        """The native task driver over ``this.task`` (see :mod:`luncosim_core.scripting.task_tree`)."""
+        spec = self.this.get("task") if isinstance(self.this, dict) else None
+        if not isinstance(spec, dict):
+            return
+        rt = self.runtime
+        eng = rt.engine
+
+        def call(fp):
+            prev, rt.current = rt.current, self
+            try:
+                return eng.call_fn_ptr(fp, [me], this=self.this, ast=self.ast, scope=self.scope)
+            finally:
+                rt.current = prev
+
+        now = rt.host.time()
+        ctx = TaskCtx(call=call, now=float(now.time), events=list(self._task_events),
+                      resolve=lambda src: rt.id_of(src) if isinstance(src, str) else src)
+        status = self._task.tick(spec, ctx)
+        if status is not None:
+            prev, rt.current = rt.current, self
+            try:
+                rt.emit("TASK_COMPLETE" if status == "success" else "TASK_FAILED", 0)
+            finally:
+                rt.current = prev
 
     def reset(self, _sim: object = None) -> None:
         self._stop()
@@ -238,6 +295,8 @@ class ScenarioParticipant:
             except RhaiError as err:
                 self._fault(err, "on_stop failed")
         self.started = False
+        self._task = TaskDriver()
+        self._task_events: list[tuple[str, Any]] = []
 
     def state_bytes(self) -> bytes:
         from luncosim_core.scripting.rhai import to_debug

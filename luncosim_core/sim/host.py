@@ -72,6 +72,18 @@ class SimulationHost:
         key = port_key(path, name)
         return reg.value(key) if reg is not None and key in reg.index else None
 
+    def drive_mix(self, path: str):
+        """The drive allocation of the vessel at ``path`` (None when it has none)."""
+        world = self._sim.world
+        if world is None:
+            return None
+        return next((v.mix for v in world.vehicles.vessels if v.path == path), None)
+
+    def wheel(self, path: str):
+        """The live state of the wheel at ``path`` (None when it is not a wheel)."""
+        world = self._sim.world
+        return world.vehicles.wheel_state(path) if world is not None else None
+
     # -- poses ---------------------------------------------------------------------------------
     def pose(self, path: str) -> Pose | None:
         if not self._sim.stage.GetPrimAtPath(path):
@@ -125,7 +137,12 @@ def live_pose(sim: Simulation, path: str) -> tuple[list[float], list[float]]:
 
 
 def _authored_pose(stage: Usd.Stage, prim_path: str):
-    xf = UsdGeom.Xformable(stage.GetPrimAtPath(prim_path))
+    """Composed pose of a prim; a prim that is not transformable (a joint, a material, a scope)
+    sits where its nearest transformable ancestor is."""
+    prim = stage.GetPrimAtPath(prim_path)
+    while prim and not prim.IsPseudoRoot() and not UsdGeom.Xformable(prim):
+        prim = prim.GetParent()
+    xf = UsdGeom.Xformable(prim) if prim and not prim.IsPseudoRoot() else None
     if not xf:
         return None
     m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())

@@ -91,7 +91,9 @@ def world_pose(sim, path: str) -> tuple[list[float], list[float]]:
         i = world.body_paths.index(path)
         return [float(x) for x in world.positions()[i]], [float(x) for x in world.orientations()[i]]
     prim = sim.stage.GetPrimAtPath(path)
-    xf = UsdGeom.Xformable(prim) if prim else None
+    while prim and not prim.IsPseudoRoot() and not UsdGeom.Xformable(prim):
+        prim = prim.GetParent()  # a joint, material or scope sits where its transformable parent is
+    xf = UsdGeom.Xformable(prim) if prim and not prim.IsPseudoRoot() else None
     if not xf:
         return [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
     m = xf.ComputeLocalToWorldTransform(Usd.TimeCode.Default())

@@ -28,8 +28,10 @@ from luncosim_core.api.commands import (
     ApplyOp,
     Command,
     CommandResult,
+    PossessVessel,
     Query,
     ReleasePorts,
+    ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
 )
@@ -44,7 +46,7 @@ from luncosim_core.ports.declarations import connector_diagnostics, read_declara
 from luncosim_core.ports.fabric import Fabric
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
-from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
+from luncosim_core.ports.surface import PILOTED, command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
@@ -59,6 +61,8 @@ class SimulationConfig:
     substeps: int = 4
     world_bounds: float = 1.0e5
     max_queue: int = 4096
+    #: gravity (m/s^2, along -up) of a stage with no PhysicsScene: the Moon's, as in LunCoSim
+    default_gravity: float = 1.62
 
 
 class Simulation:
@@ -99,7 +103,8 @@ class Simulation:
         diags: list[Diagnostic] = []
         with native_stdout_to_stderr():
             self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
-                                      world_bounds=self.config.world_bounds)
+                                      world_bounds=self.config.world_bounds,
+                                      default_gravity=self.config.default_gravity)
         diags += self.world.diagnostics
         if kept:
             self.participants = kept
@@ -212,6 +217,10 @@ class Simulation:
         def idx(path: str, name: str) -> int:
             return reg.index.get(port_key(path, name), -1)
 
+        def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            mask = slots >= 0
+            return slots[mask], mask
+
         self._pose_slots = {
             "positions": np.array([[idx(p, f"position_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
             "orientations": np.array([[idx(p, f"orientation_{a}") for a in "wxyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 4),
@@ -219,6 +228,10 @@ class Simulation:
             "angular_velocities": np.array([[idx(p, f"angvel_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
         }
         vectorised = {"position", "orientation", "velocity", "angvel", "force", "torque"}
+        state_cols = world.body_state_table()
+        self._state_scatter = {
+            name: scatter(np.array([idx(p, name) for p in world.body_paths], dtype=np.intp))
+            for name in sorted(state_cols)} if n else {}
         contact_names = ("contact", "contact_count", "contact_force")
         self._contact_slots = [np.array([idx(p, name) for p in world.body_paths], dtype=np.intp) for name in contact_names]
         jpaths = world.joint_table()[0]
@@ -235,23 +248,52 @@ class Simulation:
             i = reg.index.get(port_key(spec.prim_path, spec.name))
             if i is None:
                 continue
-            is_body_vec = spec.prim_path in world.body_paths and spec.name.rpartition("_")[0] in vectorised
+            is_body_vec = spec.prim_path in world.body_paths and (
+                spec.name.rpartition("_")[0] in vectorised or spec.name in state_cols)
             if spec.writable:
                 self._commands.append((i, spec.prim_path, spec.name))
             is_contact = spec.prim_path in world.body_paths and spec.name in contact_names
             is_joint_vec = spec.prim_path in jset and spec.name in joint_names
             if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec \
-                    and not is_contact and not is_joint_vec and spec.name != "mass":
+                    and not is_contact and not is_joint_vec and not _constant_body_port(spec.name):
                 self._scalar_reads.append((i, spec.prim_path, spec.name))
-        def scatter(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            mask = slots >= 0
-            return slots[mask], mask
-
         self._pose_scatter = {k: scatter(v) for k, v in self._pose_slots.items() if v.size}
         self._contact_scatter = [scatter(v) for v in self._contact_slots] if n else []
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
         self._last_written: dict[int, float] = {}
         self._wired = set(self.fabric.sinks.tolist())  # commanded inputs a wire drives
+        self._bind_vehicles()
+
+    def _bind_vehicles(self) -> None:
+        """Registry slots of every vessel's drive allocation and of the wheels' inputs."""
+        reg, world = self.registry, self.world
+
+        def slot(path: str, *names: str) -> int:
+            for name in names:
+                i = reg.index.get(port_key(path, name))
+                if i is not None:
+                    return i
+            return -1
+
+        self._mixes = []
+        for v in world.vehicles.vessels:
+            if v.mix is None:
+                continue
+            ins = [slot(v.path, n) for n in ("throttle", "steer", "brake")]
+            names = v.mix.ports or [e.port for e in v.mix.entries]
+            outs = {n: slot(v.path, f"outputs:{n}", n) for n in names}
+            self._mixes.append((v.mix, ins, {n: i for n, i in outs.items() if i >= 0}))
+        self._vehicle_slots = [(k, reg.index.get(k, -1)) for k in world.vehicles.input_keys()]
+
+    def _mix_drives(self) -> None:
+        """Each vessel's throttle/steer/brake to its actuator ports (before wires propagate)."""
+        values = self.registry.values
+        for mix, ins, outs in self._mixes:
+            t, s, b = (float(values[i]) if i >= 0 else 0.0 for i in ins)
+            writes = mix.allocate(0.0 if t != t else t, 0.0 if s != s else s, 0.0 if b != b else b)
+            for name, i in outs.items():
+                if name in writes:
+                    values[i] = writes[name]
 
     def teardown(self, keep: list | None = None) -> None:
         """Drop everything projected from the last stage: physics client, participants, traces."""
@@ -303,6 +345,8 @@ class Simulation:
             return CommandResult(True, {self.registry.infos[i].name: v for i, v in writes}, (), tick, seq)
         if isinstance(cmd, SetEnvironmentLight):
             return set_environment_light(self, cmd, tick, seq)
+        if isinstance(cmd, (PossessVessel, ReleaseVessel)):
+            return self._possess(cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)
@@ -327,6 +371,30 @@ class Simulation:
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def _possess(self, cmd: PossessVessel | ReleaseVessel, tick: int, seq: int) -> CommandResult:
+        """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one
+        (PossessVessel) or back to 0 (ReleaseVessel)."""
+        reg = self.registry
+        slot = reg.index.get(port_key(cmd.target, PILOTED), reg.index.get(port_key(cmd.target, f"outputs:{PILOTED}")))
+        if slot is None:
+            return CommandResult(False, None, (Diagnostic(
+                "error", "possess-refused",
+                f"PossessVessel: {cmd.target or '(no target)'} has no command inputs (no Controls binding), so it "
+                "cannot be piloted", path=cmd.target, source="runtime"),), tick, seq)
+        previous = getattr(self, "piloted", None)
+        if isinstance(cmd, ReleaseVessel):
+            reg.values[slot] = 0.0
+            if previous == cmd.target:
+                self.piloted = None
+            return CommandResult(True, {"target": cmd.target}, (), tick, seq)
+        if previous and previous != cmd.target:
+            old = reg.index.get(port_key(previous, PILOTED))
+            if old is not None:
+                reg.values[old] = 0.0
+        reg.values[slot] = 1.0
+        self.piloted = cmd.target
+        return CommandResult(True, {"target": cmd.target, "previous": previous}, (), tick, seq)
 
     def _apply_authored_values(self, op) -> None:
         """A newly authored port value becomes the port's sample (unless a wire or solver owns it)."""
@@ -438,6 +506,7 @@ class Simulation:
                 if part.phase == "script":
                     part.step(self)
             reg.apply_holds()
+            self._mix_drives()
             self.fabric.propagate(reg.values)
             for part in self.participants:
                 if part.phase == "model":
@@ -472,9 +541,15 @@ class Simulation:
                 continue
             world.write_port(path, name, v)
             last[i] = v
+        if self._vehicle_slots:
+            world.vehicles.set_inputs({k: float(values[i]) if i >= 0 else 0.0 for k, i in self._vehicle_slots})
         world.step()
+        self._deliver_zone_events(world.take_zone_events())
         for attr, (dst, mask) in self._pose_scatter.items():
             values[dst] = getattr(world, attr)()[mask]
+        state = world.body_state_table()
+        for name, (dst, mask) in self._state_scatter.items():
+            values[dst] = state[name][mask]
         if self._contact_scatter:
             for (dst, mask), column in zip(self._contact_scatter, world.contact_table(), strict=True):
                 values[dst] = column[mask]
@@ -483,6 +558,16 @@ class Simulation:
                 values[dst] = column[mask]
         for i, path, name in self._scalar_reads:
             values[i] = world.read_port(path, name)
+
+    def _deliver_zone_events(self, events: list[tuple[str, str, str]]) -> None:
+        """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id)."""
+        if not events:
+            return
+        runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in self.participants)
+                    if rt is not None and hasattr(rt, "inject")}
+        for rt in runtimes.values():
+            for name, entrant, source in events:
+                rt.inject(name, rt.id_of(entrant), source)
 
     def run(self, ticks: int) -> int:
         """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).
@@ -539,6 +624,11 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
+
+
+def _constant_body_port(name: str) -> bool:
+    """Body ports fixed at build (mass properties): read once, never per tick."""
+    return name == "mass" or name.startswith(("com_", "inertia_"))
 
 
 def _touched_paths(op) -> tuple[str, ...]:

@@ -297,7 +297,8 @@ def test_set_connection_through_the_runtime_recompiles_between_ticks_without_rep
     }
 
     def Xform "Chassis\"""", 1))
-    sim.submit(SetPorts(target="/Rover/Crate", writes={"force_y": 2.0}))  # no PhysicsScene: push it up
+    # no PhysicsScene: the runtime's default lunar gravity applies; push harder than the weight
+    sim.submit(SetPorts(target="/Rover/Crate", writes={"force_y": 400.0}))
     sim.run(30)
     y_before = sim.read("/Rover/Crate", "position_y")
     assert y_before > 10.0

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from luncosim_core.scripting.runtime import ScenarioRuntime
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
-SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight")
+SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
+                   "PossessVessel", "ReleaseVessel")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport")
@@ -45,7 +46,8 @@ def report_summary(report: dict) -> dict:
 
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
     api = _CommandApi(rt, guard)
-    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text}
+    return {"cmd": api.cmd, "query": api.query, "to_json": to_json_text, "controller": api.controller,
+            "is_controlled": api.is_controlled}
 
 
 class _CommandApi:
@@ -95,6 +97,8 @@ class _CommandApi:
         except (KeyError, TypeError, ValueError) as exc:
             return {"id": rid, "ok": False, "error": self.failed("cmd", name, exc)}
         out: dict = {"id": rid, "ok": bool(res.ok)}
+        if res.ok:
+            self.rt.emit(f"cmd:{name}", params.get("target", ""))  # what scenarios hear of a command
         if res.ok and res.value is not None:
             out["data"] = to_script(res.value)
         if not res.ok:
@@ -112,6 +116,18 @@ class _CommandApi:
         if command.correlation_id is None:
             command = dataclasses.replace(command, correlation_id=self.guard.correlation_id())
         return command
+
+    def controller(self, ident: Any) -> Any:
+        """Who pilots a vessel: ``"session"`` while a session possesses it, else ``()``."""
+        p = self.rt.path_of(ident)
+        if p is None:
+            return Unit
+        v = self.host.read_port(p, "piloted")
+        return "session" if v is not None and v > 0.5 else Unit
+
+    def is_controlled(self, ident: Any) -> bool:
+        """True while a session (a human or an autopilot) pilots the vessel."""
+        return self.controller(ident) is not Unit
 
     def check_plan(self, name: str, key: str | None, params: dict) -> None:
         cur = self.rt.current

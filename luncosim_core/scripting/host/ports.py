@@ -33,6 +33,39 @@ def resolve_port(host: Host, path: str, name: str) -> str | None:
     return None
 
 
+def drive_mix_field(host: Host, path: str, name: str) -> Any:
+    """``DriveMix.kernel`` / ``.ports`` / ``.entries`` of a vessel: its drive allocation as the
+    runtime built it (entries as maps ``#{port, forward, steer, brake}``); ``()`` without one."""
+    reader = getattr(host, "drive_mix", None)
+    mix = reader(path) if reader is not None else None
+    if mix is None:
+        return Unit
+    field = name.split(".", 1)[1]
+    if field == "kernel":
+        return mix.name
+    if field == "ports":
+        return list(mix.ports)
+    if field == "entries":
+        return [{"port": e.port, "forward": e.throttle, "steer": e.steer, "brake": e.brake} for e in mix.entries]
+    return Unit
+
+
+#: reflected wheel state: ``WheelRaycast.<field>`` / ``SteeringActuator.<field>`` -> attribute
+WHEEL_FIELDS = {"spin_velocity": "omega", "last_normal_force": "normal_force", "wheel_radius": "radius",
+                "output_angle": "steer_angle"}
+
+
+def wheel_field(host: Host, path: str, name: str) -> Any:
+    """A raycast wheel's live state (spin velocity rad/s, normal force N, radius m, steer angle
+    rad); ``()`` for a prim that is not a wheel."""
+    reader = getattr(host, "wheel", None)
+    wheel = reader(path) if reader is not None else None
+    attr = WHEEL_FIELDS.get(name.split(".", 1)[1])
+    if wheel is None or attr is None:
+        return Unit
+    return float(getattr(wheel, attr))
+
+
 def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
     host = rt.host
 
@@ -42,6 +75,10 @@ def functions(rt: ScenarioRuntime, guard: Guard) -> dict[str, Callable]:
         if p is None or not isinstance(name, str):
             return Unit
         guard.check_read(p, f"get({name!r})")
+        if name.startswith("DriveMix."):
+            return drive_mix_field(host, p, name)
+        if name.startswith(("WheelRaycast.", "SteeringActuator.")):
+            return wheel_field(host, p, name)
         port = resolve_port(host, p, name)
         if port is None:
             guard.warn_once(("get", p, name), "scenario-port-unknown",
