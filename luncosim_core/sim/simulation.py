@@ -434,20 +434,19 @@ class Simulation:
         self.waits = {}
         reg = self.registry
         try:
-            for part in self.participants:
-                if part.phase == "script":
-                    part.step(self)
+            self._step_phase("script")
             reg.apply_holds()
             self.fabric.propagate(reg.values)
-            for part in self.participants:
-                if part.phase == "model":
-                    part.step(self)
+            self._step_phase("model")
             reg.apply_holds()
             self.fabric.propagate(reg.values)
             self._physics_step()
+        except ParticipantFailed as failed:
+            self.fault = fault_of(failed.error, failed.participant)
+            self._new_diags.append(self.fault)
+            return False
         except Exception as exc:
-            self.fault = Diagnostic("error", "runtime-exception", f"{type(exc).__name__}: {exc}", source="runtime",
-                                    data={"traceback": traceback.format_exc()})
+            self.fault = fault_of(exc)
             self._new_diags.append(self.fault)
             return False
         for part in self.participants:
@@ -457,6 +456,20 @@ class Simulation:
             self.fault = self.world.fault
             self._new_diags.append(self.fault)
         return True
+
+    def _step_phase(self, phase: str) -> None:
+        """Step the participants of one phase; an exception leaving one names it (``participant``)."""
+        for part in self.participants:
+            if part.phase == phase:
+                try:
+                    part.step(self)
+                except Exception as exc:
+                    raise ParticipantFailed(part.prim_path, exc) from exc
+
+    def participant_faults(self) -> list[Diagnostic]:
+        """Faults that stopped one participant while the simulation went on (a scenario that
+        threw or ran out of operations), by prim path."""
+        return [f for p in self.participants if (f := getattr(p, "fault", None)) is not None]
 
     def _physics_step(self) -> None:
         world = self.world
@@ -539,6 +552,34 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
+
+
+class ParticipantFailed(Exception):
+    """An exception that left one participant's step (``participant`` = its prim path)."""
+
+    def __init__(self, participant: str, error: Exception) -> None:
+        super().__init__(f"{participant}: {error}")
+        self.participant = participant
+        self.error = error
+
+
+def fault_of(exc: BaseException, participant: str = "") -> Diagnostic:
+    """The fault an exception leaving the tick becomes: its own diagnostic's stable code (e.g.
+    ``modelica.step.diverged``) when it carries one, else ``runtime-exception``; the path is the
+    diagnostic's own, else the participant that was stepping."""
+    data = {"traceback": "".join(traceback.format_exception(exc))}
+    if participant:
+        data["participant"] = participant
+    if isinstance(exc, DiagnosticError) and exc.diagnostics:
+        d = next((d for d in exc.diagnostics if d.is_error), exc.diagnostics[0])
+        path = d.path if d.path.startswith("/") or not participant else \
+            f"{participant}.{d.path}" if d.path else participant  # a model variable -> prim.variable
+        message = d.message if not participant or participant in d.message else f"{participant}: {d.message}"
+        return Diagnostic("error", d.code, message, path=path, layer=d.layer, line=d.line, column=d.column,
+                          source=d.source or "runtime", data={**d.data, **data})
+    where = f"{participant}: " if participant else ""
+    return Diagnostic("error", "runtime-exception", f"{where}{type(exc).__name__}: {exc}", path=participant,
+                      source="runtime", data=data)
 
 
 def _touched_paths(op) -> tuple[str, ...]:
