@@ -263,9 +263,21 @@ class Simulation:
                 part.close()
         self.participants = []
         self.trace.clear()
-        self.pending.clear()
+        self.refuse_pending("simulation-reset", "the simulation was reset or rebuilt before the command was admitted")
         self.fault = None
         self.registry = None
+
+    def refuse_pending(self, code: str, why: str) -> int:
+        """Resolve every queued command's ticket with an error (a reset, a fault, a close): no
+        sender waits forever on a command that will never be admitted. Returns how many."""
+        n = 0
+        while self.pending:
+            seq, cmd, ticket = self.pending.popleft()
+            n += 1
+            if ticket is not None:
+                ticket(CommandResult(False, None, (Diagnostic("error", code, f"{cmd.name}: {why}", source="runtime"),),
+                                     self.tick_count, seq))
+        return n
 
     def close(self) -> None:
         self.teardown()
@@ -277,6 +289,8 @@ class Simulation:
             raise OverflowError(f"command queue is full ({self.config.max_queue} pending)")
         self.sequence += 1
         self.pending.append((self.sequence, command, ticket))
+        if self.fault is not None:  # nothing will be admitted again: answer now
+            self.refuse_pending("simulation-faulted", f"the simulation is faulted ({self.fault.code}); reset it first")
         return self.sequence
 
     def _admit(self) -> None:
@@ -366,6 +380,7 @@ class Simulation:
         prim path take their newly authored pose. Port values and SetPorts holds carry over.
         """
         tick, pending = self.tick_count, list(self.pending)
+        self.pending.clear()  # carried over to the new projection (not refused by the teardown)
         state = self.world.export_state() if self.world is not None else None
         values = self._port_memory()
         def touches(prim: str) -> bool:
@@ -423,6 +438,7 @@ class Simulation:
     def tick(self) -> bool:
         """Advance one fixed tick. Returns False when nothing advanced (faulted or waiting)."""
         if self.fault is not None:
+            self.refuse_pending("simulation-faulted", f"the simulation is faulted ({self.fault.code}); reset it first")
             return False
         reason = self.wait_reason()
         if reason:
