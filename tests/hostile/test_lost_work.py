@@ -57,6 +57,7 @@ def test_worker_futures_resolve_after_a_fault_and_at_reset_and_stop(drop_scene):
             time.sleep(0.01)
         after = worker.send(SET).result(timeout=5)
         assert not after.ok and after.diagnostics[0].code == "simulation-faulted"
+        worker.call(lambda s: delattr(s, "_physics_step")).result(timeout=5)  # the engine is mended
         worker.reset()  # a reset clears the fault: commands are admitted again
         fresh = worker.send(SET)
         worker.step(1)
