@@ -33,6 +33,8 @@ def crate_problem(path: str) -> str | None:
 
 
 def _ask_child(path: str) -> str | None:
+    if getattr(sys, "frozen", False):  # a frozen bundle has no ``python -m``: read it here (errors only)
+        return _read_here(path)
     try:
         r = subprocess.run([sys.executable, "-m", "luncosim_core.usd.crate_check", path], capture_output=True,
                            timeout=TIMEOUT_S, close_fds=True)
@@ -56,8 +58,21 @@ def _main(path: str) -> int:
 
         limit = MEMORY_MB * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError):
         pass
+    try:
+        problem = _read_here(path)
+    except MemoryError:
+        problem = f"reading its values needs over {MEMORY_MB} MB"
+    if problem:
+        print(problem)
+        return 1
+    return 0
+
+
+def _read_here(path: str) -> str | None:
+    """Open the layer and read every value in this process; why it failed, or None."""
     from pxr import Sdf, Tf
 
     from luncosim_core.usd.tferrors import tf_error_text
@@ -71,15 +86,8 @@ def _main(path: str) -> int:
     except Tf.ErrorException as exc:
         text = " ".join(tf_error_text(exc).split())
         start = text.find("Corrupt asset")
-        print(text[start:start + 300] if start >= 0 else text[-300:])
-        return 1
-    except MemoryError:
-        print(f"reading its values needs over {MEMORY_MB} MB")
-        return 1
-    if layer is None:
-        print("USD cannot open it")
-        return 1
-    return 0
+        return text[start:start + 300] if start >= 0 else text[-300:]
+    return None if layer is not None else "USD cannot open it"
 
 
 if __name__ == "__main__":
