@@ -39,7 +39,8 @@ def scenes(tmp_path_factory):
     out = {}
     for name, body in {"diverge": GROW, "pole": POLE + SINK,
                        "scenarios": rhai("Loop", "fn on_tick(me) { let i = 0; loop { i += 1; } }")
-                       + rhai("Throw", 'fn on_tick(me) { throw "boom"; }')}.items():
+                       + rhai("Throw", 'fn on_tick(me) { throw "boom"; }'),
+                       "throw": rhai("Throw", 'fn on_tick(me) { throw "boom"; }')}.items():
         (d / f"{name}.usda").write_text(HEAD + body + "}\n", encoding="utf-8")
         out[name] = d / f"{name}.usda"
     return out
@@ -103,5 +104,5 @@ def test_scenarios_that_loop_forever_or_throw_are_faults_of_luncosim_run(scenes)
     assert "Too many operations" in faults["/W/Loop"]["message"] and faults["/W/Loop"]["line"] == 1
     assert "boom" in faults["/W/Throw"]["message"]
     assert {d["path"] for d in out["diagnostics"] if d["severity"] == "error"} >= {"/W/Loop", "/W/Throw"}
-    r = luncosim("run", "--scene", str(scenes["scenarios"]), "--ticks", "3", timeout=300)
-    assert r.returncode == 1 and "FAULT [error] scenario-runtime-error" in r.out
+    r = luncosim("run", "--scene", str(scenes["throw"]), "--ticks", "3")
+    assert r.returncode == 1 and "FAULT [error] scenario-runtime-error" in r.out and "/W/Throw" in r.out
