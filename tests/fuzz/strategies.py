@@ -276,7 +276,7 @@ def modelica_model(draw) -> str:
     if any("discrete" in d for d in decls):
         eqs.append(f"when {draw(mo_expr())} > 0 then d = pre(d) + 1; end when;")
     if draw(st.integers(0, 9)) == 5:
-        depth = draw(st.sampled_from([50, 500, 3000]))
+        depth = draw(st.sampled_from([50, 500, 3000, 10_000]))  # 10,000 overflows rumoca: a contained crash
         eqs[-1] = eqs[-1].rstrip(";") + " + " + "(" * depth + "1" + ")" * depth + ";"
     name = draw(st.sampled_from(["Fuzz", "M", "Fuzz_2"] * 5 + ["model"]))
     body = "\n  ".join(decls) + "\nequation\n  " + "\n  ".join(eqs)
