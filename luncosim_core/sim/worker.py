@@ -112,6 +112,10 @@ class SimulationWorker:
         return self._running
 
     def _post(self, msg: tuple) -> None:
+        if msg[0] in _BOUNDED and self._stop.is_set():  # stopped: answered now, never queued
+            self._inbox.put(msg)
+            self._refuse_inbox()
+            return
         if msg[0] in _BOUNDED:
             if not self._slots.acquire(blocking=False):
                 raise CommandQueueFull(f"the simulation command queue is full ({QUEUE_LIMIT} messages)")

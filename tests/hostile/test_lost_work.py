@@ -67,6 +67,8 @@ def test_worker_futures_resolve_after_a_fault_and_at_reset_and_stop(drop_scene):
         worker.stop()
     result = queued.result(timeout=5)
     assert not result.ok and result.diagnostics[0].code in ("simulation-reset", "simulation-stopped")
+    late = worker.send(SET).result(timeout=1)  # after stop: answered at once
+    assert not late.ok and late.diagnostics[0].code == "simulation-stopped"
 
 
 def test_a_command_flood_while_the_worker_builds_never_breaks_pause_or_stop(drop_scene):
