@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import math
 import struct
-import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +46,7 @@ from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.ports.surface import command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
+from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
@@ -568,34 +568,6 @@ class Simulation:
             h.update(part.prim_path.encode())
             h.update(part.state_bytes())
         return h.hexdigest()
-
-
-class ParticipantFailed(Exception):
-    """An exception that left one participant's step (``participant`` = its prim path)."""
-
-    def __init__(self, participant: str, error: Exception) -> None:
-        super().__init__(f"{participant}: {error}")
-        self.participant = participant
-        self.error = error
-
-
-def fault_of(exc: BaseException, participant: str = "") -> Diagnostic:
-    """The fault an exception leaving the tick becomes: its own diagnostic's stable code (e.g.
-    ``modelica.step.diverged``) when it carries one, else ``runtime-exception``; the path is the
-    diagnostic's own, else the participant that was stepping."""
-    data = {"traceback": "".join(traceback.format_exception(exc))}
-    if participant:
-        data["participant"] = participant
-    if isinstance(exc, DiagnosticError) and exc.diagnostics:
-        d = next((d for d in exc.diagnostics if d.is_error), exc.diagnostics[0])
-        path = d.path if d.path.startswith("/") or not participant else \
-            f"{participant}.{d.path}" if d.path else participant  # a model variable -> prim.variable
-        message = d.message if not participant or participant in d.message else f"{participant}: {d.message}"
-        return Diagnostic("error", d.code, message, path=path, layer=d.layer, line=d.line, column=d.column,
-                          source=d.source or "runtime", data={**d.data, **data})
-    where = f"{participant}: " if participant else ""
-    return Diagnostic("error", "runtime-exception", f"{where}{type(exc).__name__}: {exc}", path=participant,
-                      source="runtime", data=data)
 
 
 def _touched_paths(op) -> tuple[str, ...]:
