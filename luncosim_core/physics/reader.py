@@ -70,7 +70,7 @@ class StageReader:
         non-bodies): those prims and everything under them are left out (:mod:`.sanity`)."""
         from .sanity import screen_stage
 
-        screen = screen_stage(stage, self.prims)
+        screen = screen_stage(stage, self.prims, self.xcache)
         self.diags += screen.diagnostics
         if screen.refused:
             self.prims = [p for p in self.prims if not screen.refuses(str(p.GetPath()))]

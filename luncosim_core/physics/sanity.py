@@ -106,11 +106,12 @@ def _mass_problems(prim, is_body: bool) -> list[Diagnostic]:
     return out
 
 
-def screen_stage(stage: Usd.Stage, prims: list | None = None) -> Screen:
-    """Check the composed stage's bodies, colliders and joints (see the module doc)."""
+def screen_stage(stage: Usd.Stage, prims: list | None = None, xcache=None) -> Screen:
+    """Check the composed stage's bodies, colliders and joints (see the module doc). ``prims``
+    and ``xcache`` may be the reader's own (its traversal, its transform cache)."""
     prims = prims if prims is not None else list(Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(
         Usd.PrimDefaultPredicate)))
-    xcache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    xcache = xcache or UsdGeom.XformCache(Usd.TimeCode.Default())
     screen = Screen()
     bodies = [p for p in prims if p.HasAPI(UsdPhysics.RigidBodyAPI)]
     body_paths = {str(p.GetPath()) for p in bodies}
