@@ -91,29 +91,45 @@ def cmd_run(args: argparse.Namespace) -> int:
         sim.close()
         return 2
     snap = sim.snapshot()
-    faults = [f.to_json() for f in snap.faults]
+    fault_list = [*snap.faults, *(f for f in sim.participant_faults() if f not in snap.faults)]
+    faults = [f.to_json() for f in fault_list]
+    diagnostics = _run_diagnostics(sim, snap)
     if sim.status_reason and sim.fault is None:
         print(f"luncosim run: stopped waiting: {sim.status_reason}", file=sys.stderr)
     if args.json:
         out = snap.to_json()
         out.pop("status", None)
-        out["diagnostics"] = [d.to_json() for d in sim.diagnostics]
+        out["diagnostics"] = [d.to_json() for d in diagnostics]
         out["faults"] = faults
         out["hashes"] = hashes
         json.dump(out, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        for d in sim.diagnostics:
+        for d in diagnostics:
             if d.severity != "info":
                 print(d)
         print(f"ran {sim.tick_count} ticks ({sim.time:.3f} s sim time), {len(sim.world.body_paths)} bodies, "
               f"{len(sim.registry)} ports, final hash {sim.state_hash()}")
-        for f in snap.faults:
+        for f in fault_list:
             print(f"FAULT {f}")
     for part in unloaded:
         print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
+    built = {(d.code, d.path, d.message) for d in sim.diagnostics}
+    found = [d for d in diagnostics if d.is_error and (d.code, d.path, d.message) not in built]
     sim.close()
-    return 1 if faults or unloaded else 0
+    return 1 if faults or unloaded or found else 0  # found: an error while ticking (non-finite output)
+
+
+def _run_diagnostics(sim, snap) -> list:
+    """Everything reported during the run: the projection's diagnostics and those found while
+    ticking (a scenario's runtime error, a non-finite model output), each once, in order."""
+    out, seen = [], set()
+    for d in (*sim.diagnostics, *snap.diagnostics):
+        key = (d.severity, d.code, d.path, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
 
 
 def _run_ticks(sim, args: argparse.Namespace) -> list[dict]:

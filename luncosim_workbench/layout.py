@@ -58,16 +58,30 @@ class LayoutError(ValueError):
     """A saved layout that cannot be used; the message says why."""
 
 
+class SettingsUnwritable(LayoutError):
+    """The settings folder cannot be written (it is a file, a name in it is a folder, ...)."""
+
+
+def write_setting(folder: Path, name: str, text: str) -> Path:
+    """Write one settings file atomically; :class:`SettingsUnwritable` says why it cannot be."""
+    path = folder / name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder")
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise SettingsUnwritable(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
 def save_layout(folder: Path, perspective: str, geometry: bytes, state: bytes) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LAYOUT_FILE
-    atomic_write_text(path, json.dumps({
+    return write_setting(folder, LAYOUT_FILE, json.dumps({
         "version": LAYOUT_VERSION,
         "perspective": perspective,
         "geometry": base64.b64encode(geometry).decode("ascii"),
         "state": base64.b64encode(state).decode("ascii"),
     }, indent=1))
-    return path
 
 
 def load_layout(folder: Path) -> SavedLayout | None:
@@ -79,12 +93,14 @@ def load_layout(folder: Path) -> SavedLayout | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LayoutError(f"{path} is not a readable layout: {exc}") from exc
+    except RecursionError:
+        raise LayoutError(f"{path} is not a readable layout: nested too deeply") from None
     if not isinstance(data, dict):
         raise LayoutError(f"{path} does not hold a layout object")
     if data.get("version") != LAYOUT_VERSION:
         raise LayoutError(f"{path} has layout version {data.get('version')!r}; this workbench uses {LAYOUT_VERSION}")
     perspective = data.get("perspective")
-    if perspective not in PERSPECTIVES:
+    if not isinstance(perspective, str) or perspective not in PERSPECTIVES:
         raise LayoutError(f"{path} names an unknown perspective {perspective!r}")
     try:
         geometry = base64.b64decode(data["geometry"], validate=True)
@@ -97,7 +113,7 @@ def load_layout(folder: Path) -> SavedLayout | None:
 def load_recent(folder: Path) -> list[str]:
     try:
         items = json.loads((folder / RECENT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     return [str(i) for i in items if isinstance(i, str)][:MAX_RECENT] if isinstance(items, list) else []
 
@@ -105,8 +121,7 @@ def load_recent(folder: Path) -> list[str]:
 def add_recent(folder: Path, path: str) -> list[str]:
     items = [path] + [p for p in load_recent(folder) if p != path]
     items = items[:MAX_RECENT]
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(folder / RECENT_FILE, json.dumps(items, indent=1))
+    write_setting(folder, RECENT_FILE, json.dumps(items, indent=1))
     return items
 
 
@@ -114,13 +129,10 @@ def load_preferences(folder: Path) -> dict:
     """Small user preferences (the theme); an unreadable file gives the defaults."""
     try:
         data = json.loads((folder / PREFERENCES_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def save_preferences(folder: Path, prefs: dict) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PREFERENCES_FILE
-    atomic_write_text(path, json.dumps(prefs, indent=1, sort_keys=True))
-    return path
+    return write_setting(folder, PREFERENCES_FILE, json.dumps(prefs, indent=1, sort_keys=True))

@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         resources.apply_theme(QApplication.instance(), key)
         self.theme = key
         self.preferences["theme"] = key
-        layouts.save_preferences(self.settings, self.preferences)
+        self._write_settings(layouts.save_preferences, self.settings, self.preferences)
         self.qt_actions.set_icons(resources.icon)
         for spec in self.specs:
             dock = self.docks[spec.id]
@@ -324,7 +324,8 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Cannot open", msg) if self.isVisible() else None
             return False
         if not preview and result.twin is not None:
-            layouts.add_recent(self.settings, str(result.twin.root if Path(path).is_dir() else Path(path).resolve()))
+            self._write_settings(layouts.add_recent, self.settings,
+                                 str(result.twin.root if Path(path).is_dir() else Path(path).resolve()))
             self._fill_recent()
         what = f"preview of {result.scene}" if result.preview else (str(result.scene) if result.scene else result.reason)
         self.session.log(f"opened {result.twin.name}: {what}")
@@ -465,9 +466,19 @@ class MainWindow(QMainWindow):
         if not self.confirm_discard("closing"):
             event.ignore()
             return
-        self.save_layout()
-        self.shutdown()
+        try:
+            self._write_settings(self.save_layout)
+        finally:
+            self.shutdown()  # always: an unwritable settings folder never skips it
         event.accept()
+
+    def _write_settings(self, write, *args) -> None:
+        """Write a settings file; a settings folder that cannot take it is a message, not a crash."""
+        try:
+            write(*args)
+        except layouts.SettingsUnwritable as exc:
+            self.layout_message = f"settings not saved: {exc}"
+            self.session.log(self.layout_message)
 
     def shutdown(self) -> None:
         """Stop the simulation thread and every timer that could start it again."""

@@ -7,6 +7,7 @@ the stable rule id (``nested-body-no-joint``, ``broken-wire``, ...), ``path`` th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from luncosim_core.api.host import Host
@@ -23,7 +24,12 @@ def run_lint(stage, *, roots=None, host: Host | None = None, policies: Path | No
     """Lint a composed stage. With a running simulation's ``host``, wires are judged against its
     live ports; without one, ``roots`` lets wires to undeclared model outputs be checked against
     the compiled models."""
-    return run_policies(extract_facts(stage, host, roots), policies)
+    from luncosim_core.physics.sanity import screen_stage
+
+    screened = [replace(d, source="lint") for d in screen_stage(stage).diagnostics]  # the projection's refusals
+    again = {(d.code, d.path) for d in screened}
+    return [d for d in run_policies(extract_facts(stage, host, roots), policies)
+            if (d.code, d.path) not in again] + screened
 
 
 def lint_report(diags: list[Diagnostic]) -> dict:

@@ -59,12 +59,23 @@ class StageReader:
         self.prims = [
             p for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate))
         ]
+        self._screen(stage)
         self.body_prims: dict[str, Usd.Prim] = {}
         self.disabled_bodies: set[str] = set()
         self.bodies: dict[str, Body] = {}
         self.statics: list[StaticCollider] = []
         self.collider_owner: dict[str, str] = {}  # collider path -> body path or its own path (static)
         self.raycast_wheels: set[str] = set()
+
+    def _screen(self, stage) -> None:
+        """Refuse nonsense (NaN/negative/huge mass, non-finite or degenerate transforms, joints to
+        non-bodies): those prims and everything under them are left out (:mod:`.sanity`)."""
+        from .sanity import screen_stage
+
+        screen = screen_stage(stage, self.prims, self.xcache)
+        self.diags += screen.diagnostics
+        if screen.refused:
+            self.prims = [p for p in self.prims if not screen.refuses(str(p.GetPath()))]
 
     # ---------------------------------------------------------------- helpers
     def purpose(self, prim) -> str:

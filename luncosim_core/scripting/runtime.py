@@ -17,7 +17,7 @@ from luncosim_core.api.events import ConsoleLine
 from luncosim_core.api.host import Host
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.scripting.prelude import load_prelude
-from luncosim_core.scripting.rhai import Engine, Limits
+from luncosim_core.scripting.rhai import Engine, Limits, RhaiLimitError
 
 if TYPE_CHECKING:
     from luncosim_core.scripting.scenario import ScenarioParticipant
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 #: Operations one hook call may take before it is stopped (an endless loop faults the scenario).
 DEFAULT_LIMITS = Limits(max_operations=20_000_000, max_call_depth=64, max_string_size=1 << 24,
                         max_array_size=1 << 20, max_map_size=1 << 20)
+#: Events one scenario may ``emit`` in one tick; one more faults it (a runaway emit loop).
+MAX_EVENTS_PER_TICK = 10_000
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class ScenarioRuntime:
         self.inbox: list[Event] = []  # delivered this tick
         self.outbox: list[Event] = []  # emitted this tick, delivered next tick
         self._tick = -1
+        self._emitted: dict[str, int] = {}  # events emitted this tick, by scenario prim path
         self.telemetry: list[Event] = []
         self.listeners: list[Callable[[Event], None]] = []
         self.lint_report: dict | None = None
@@ -102,10 +105,16 @@ class ScenarioRuntime:
         if tick != self._tick:
             self._tick = tick
             self.inbox, self.outbox = self.outbox, []
+            self._emitted = {}
 
     def emit(self, name: str, value: Any, severity: str = "info") -> None:
         cur = self.current
         path = cur.prim_path if cur is not None else ""
+        count = self._emitted.get(path, 0) + 1
+        if count > MAX_EVENTS_PER_TICK:
+            raise RhaiLimitError(f"emit: more than {MAX_EVENTS_PER_TICK:,} events in one tick "
+                                 f"(the last was {name!r}); a scenario emitting without bound is stopped")
+        self._emitted[path] = count
         now = self.host.time()
         ev = Event(name, value, self.id_of(path) if path else -1, path, severity, now.time, now.tick)
         self.outbox.append(ev)

@@ -123,6 +123,7 @@ class ModelicaProgram:
         self.interface = None
         self._compiled_for = ""
         self._waiting_inputs = ""
+        self._nonfinite: set[str] = set()  # outputs last published as non-finite (reported once)
         self._params_sent: dict[str, float] = {}
         self._running = None  # the participant that has stepped (its clock follows the scene's)
         self._ended = False
@@ -388,22 +389,54 @@ class ModelicaProgram:
                 missing.append(name)
             inputs[name] = float(v)
         if missing:
-            reason = f"waiting for input {', '.join(missing)} (no sample yet)"
-            if reason != self._waiting_inputs:
-                self._waiting_inputs = reason
-                self._diags.append(Diagnostic("info", "modelica.input-pending", reason, path=self.prim_path, source="modelica"))
-            sim.note_wait(self.prim_path, reason)
+            self._wait_for(sim, p, missing)
             return
         self._waiting_inputs = ""
         self._keep_clock(p, sim.tick_count // self.every)
         p.set_inputs(inputs)
         p.step()
+        self._publish(reg, p)
+
+    def _wait_for(self, sim, p, missing: list[str]) -> None:
+        """Inputs without a sample: wait, visibly. Before the first step that is ``info``; a
+        program that stepped and lost an input sample (its source went non-finite or pending)
+        says so as a warning, since its outputs now hold older values."""
+        if self._running is p:
+            held = ", ".join((*self.declared_out, *self.implicit_out)) or "none"
+            reason = (f"input {', '.join(missing)} lost its sample; outputs ({held}) hold their values "
+                      f"from t={getattr(p, 'time', 0.0):.6g} s until it returns")
+            severity, code = "warning", "modelica.input-lost"
+        else:
+            reason = f"waiting for input {', '.join(missing)} (no sample yet)"
+            severity, code = "info", "modelica.input-pending"
+        if reason != self._waiting_inputs:
+            self._waiting_inputs = reason
+            self._diags.append(Diagnostic(severity, code, reason, path=self.prim_path, source="modelica"))
+        sim.note_wait(self.prim_path, reason)
+
+    def _publish(self, reg, p) -> None:
+        """Write the model's outputs to their ports. A non-finite output (``1/(1 - time)`` at
+        t = 1) is an error naming the variable and prim, and the port holds no sample (NaN =
+        pending), so consumers wait visibly rather than compute with inf or keep a stale value."""
         outs = p.outputs()
         for name in (*self.declared_out, *self.implicit_out):
             i = reg.index.get(port_key(self.prim_path, name))
             var = _model_name(name)
-            if i is not None and var in outs:
-                reg.values[i] = outs[var]
+            if i is None or var not in outs:
+                continue
+            value = outs[var]
+            if math.isfinite(value):
+                reg.values[i] = value
+                self._nonfinite.discard(name)
+                continue
+            reg.values[i] = math.nan
+            if name not in self._nonfinite:
+                self._nonfinite.add(name)
+                self._diags.append(Diagnostic(
+                    "error", "modelica.output.nonfinite",
+                    f"output {var} of {self.prim_path} is {value!r} at t={getattr(p, 'time', 0.0):.6g} s; the port holds no "
+                    "sample until the value is finite again (its consumers wait)",
+                    path=f"{self.prim_path}.outputs:{name}", source="modelica", data={"variable": var}))
 
     def _keep_clock(self, p, now: int) -> None:
         """Step at the scene's time: a participant that has not stepped yet starts at the current

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import math
 import struct
-import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,7 @@ from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.ports.surface import PILOTED, command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
+from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
@@ -305,9 +305,21 @@ class Simulation:
                 part.close()
         self.participants = []
         self.trace.clear()
-        self.pending.clear()
+        self.refuse_pending("simulation-reset", "the simulation was reset or rebuilt before the command was admitted")
         self.fault = None
         self.registry = None
+
+    def refuse_pending(self, code: str, why: str) -> int:
+        """Resolve every queued command's ticket with an error (a reset, a fault, a close): no
+        sender waits forever on a command that will never be admitted. Returns how many."""
+        n = 0
+        while self.pending:
+            seq, cmd, ticket = self.pending.popleft()
+            n += 1
+            if ticket is not None:
+                ticket(CommandResult(False, None, (Diagnostic("error", code, f"{cmd.name}: {why}", source="runtime"),),
+                                     self.tick_count, seq))
+        return n
 
     def close(self) -> None:
         self.teardown()
@@ -319,6 +331,8 @@ class Simulation:
             raise OverflowError(f"command queue is full ({self.config.max_queue} pending)")
         self.sequence += 1
         self.pending.append((self.sequence, command, ticket))
+        if self.fault is not None:  # nothing will be admitted again: answer now
+            self.refuse_pending("simulation-faulted", f"the simulation is faulted ({self.fault.code}); reset it first")
         return self.sequence
 
     def _admit(self) -> None:
@@ -434,6 +448,7 @@ class Simulation:
         prim path take their newly authored pose. Port values and SetPorts holds carry over.
         """
         tick, pending = self.tick_count, list(self.pending)
+        self.pending.clear()  # carried over to the new projection (not refused by the teardown)
         state = self.world.export_state() if self.world is not None else None
         values = self._port_memory()
         def touches(prim: str) -> bool:
@@ -491,6 +506,7 @@ class Simulation:
     def tick(self) -> bool:
         """Advance one fixed tick. Returns False when nothing advanced (faulted or waiting)."""
         if self.fault is not None:
+            self.refuse_pending("simulation-faulted", f"the simulation is faulted ({self.fault.code}); reset it first")
             return False
         reason = self.wait_reason()
         if reason:
@@ -502,21 +518,20 @@ class Simulation:
         self.waits = {}
         reg = self.registry
         try:
-            for part in self.participants:
-                if part.phase == "script":
-                    part.step(self)
+            self._step_phase("script")
             reg.apply_holds()
             self._mix_drives()
             self.fabric.propagate(reg.values)
-            for part in self.participants:
-                if part.phase == "model":
-                    part.step(self)
+            self._step_phase("model")
             reg.apply_holds()
             self.fabric.propagate(reg.values)
             self._physics_step()
+        except ParticipantFailed as failed:
+            self.fault = fault_of(failed.error, failed.participant)
+            self._new_diags.append(self.fault)
+            return False
         except Exception as exc:
-            self.fault = Diagnostic("error", "runtime-exception", f"{type(exc).__name__}: {exc}", source="runtime",
-                                    data={"traceback": traceback.format_exc()})
+            self.fault = fault_of(exc)
             self._new_diags.append(self.fault)
             return False
         for part in self.participants:
@@ -526,6 +541,20 @@ class Simulation:
             self.fault = self.world.fault
             self._new_diags.append(self.fault)
         return True
+
+    def _step_phase(self, phase: str) -> None:
+        """Step the participants of one phase; an exception leaving one names it (``participant``)."""
+        for part in self.participants:
+            if part.phase == phase:
+                try:
+                    part.step(self)
+                except Exception as exc:
+                    raise ParticipantFailed(part.prim_path, exc) from exc
+
+    def participant_faults(self) -> list[Diagnostic]:
+        """Faults that stopped one participant while the simulation went on (a scenario that
+        threw or ran out of operations), by prim path."""
+        return [f for p in self.participants if (f := getattr(p, "fault", None)) is not None]
 
     def _physics_step(self) -> None:
         world = self.world

@@ -40,7 +40,10 @@ class SimulationWorker:
                  poll_interval: float = 0.5) -> None:
         self.poll_interval = poll_interval  # seconds between hot-reload source checks (0 = never)
         self._factory = factory
-        self._inbox: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
+        # control (play, pause, stop, ...) always gets in; commands, queries and calls are
+        # bounded by ``_slots`` (a flood while the worker builds never blocks or breaks control)
+        self._inbox: queue.Queue = queue.Queue()
+        self._slots = threading.BoundedSemaphore(QUEUE_LIMIT)
         self._thread: threading.Thread | None = None
         self._running = False
         self._steps = 0
@@ -59,8 +62,10 @@ class SimulationWorker:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop the thread (waits up to ``timeout`` for it; a worker still building its
+        projection ends as soon as the build returns). Never raises."""
         self._stop.set()
-        self._post(("stop",), block=True)
+        self._inbox.put(("stop",))
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
@@ -106,22 +111,22 @@ class SimulationWorker:
     def running(self) -> bool:
         return self._running
 
-    def _post(self, msg: tuple, block: bool = False) -> None:
-        try:
-            if block:
-                self._inbox.put(msg, timeout=5.0)
-            else:
-                self._inbox.put_nowait(msg)
-        except queue.Full:
-            raise CommandQueueFull(f"the simulation command queue is full ({QUEUE_LIMIT} messages)") from None
+    def _post(self, msg: tuple) -> None:
+        if msg[0] in _BOUNDED and self._stop.is_set():  # stopped: answered now, never queued
+            self._inbox.put(msg)
+            self._refuse_inbox()
+            return
+        if msg[0] in _BOUNDED:
+            if not self._slots.acquire(blocking=False):
+                raise CommandQueueFull(f"the simulation command queue is full ({QUEUE_LIMIT} messages)")
+        self._inbox.put(msg)
 
     # ------------------------------------------------------------------ worker thread
     def _main(self) -> None:
         try:
             self.sim = self._factory()
-        except Exception as exc:
+        except Exception as exc:  # no projection: the loop still answers (commands: no-simulation)
             self._fail(exc)
-            return
         self._publish()
         self._next_due = time.perf_counter()
         self._next_poll = self._next_due + self.poll_interval
@@ -137,8 +142,23 @@ class SimulationWorker:
                 pass
             if (self._running or self._steps > 0) and self.sim is not None:
                 self._tick()
+        self._refuse_inbox()
         if self.sim is not None:
-            self.sim.close()
+            self.sim.close()  # refuses the commands still queued inside the simulation
+
+    def _refuse_inbox(self) -> None:
+        """The worker stops: every message still waiting gets an answer (no Future hangs)."""
+        while True:
+            try:
+                msg = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            fut = msg[-1] if msg[0] in _BOUNDED else None
+            if fut is not None and not fut.done():
+                if msg[0] == "call":
+                    fut.set_exception(RuntimeError("the simulation worker stopped before answering"))
+                else:
+                    fut.set_result(_stopped())
 
     def _poll_sources(self) -> None:
         """Hot reload: every ``poll_interval`` ask the participants whether a source changed."""
@@ -194,6 +214,8 @@ class SimulationWorker:
         kind = msg[0]
         if kind == "stop":
             return True
+        if kind in _BOUNDED:
+            self._slots.release()
         handler = getattr(self, f"_on_{kind}")
         handler(*msg[1:])
         return False
@@ -215,6 +237,8 @@ class SimulationWorker:
     def _on_reset(self) -> None:
         self._running = False
         self._steps = 0
+        if self.sim is None:
+            return
         try:
             self.sim.build()
             self.sim.tick_count = 0
@@ -265,9 +289,18 @@ class SimulationWorker:
                                 data={"traceback": traceback.format_exc()})
         if self.sim is not None:
             self.sim.fault = self.error
+            self.sim.refuse_pending("simulation-faulted", f"the simulation is faulted ({self.error.code})")
             self.sim.report(self.error)
             self._publish()
         self.faulted.emit(self.error)
+
+
+_BOUNDED = frozenset({"command", "query", "call"})  # messages that take a queue slot
+
+
+def _stopped() -> CommandResult:
+    return CommandResult.error(Diagnostic("error", "simulation-stopped",
+                                          "the simulation stopped before the command was admitted", source="runtime"))
 
 
 def _no_simulation() -> CommandResult:

@@ -73,6 +73,19 @@ def parse_layer_error(text: str) -> tuple[str | None, int | None, int | None, st
     return None, None, None, text.strip()
 
 
+def crate_problem(path: str) -> str | None:
+    """Why a binary (crate) layer cannot be read, checked in a child process; None for text."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(8) != b"PXR-USDC":
+                return None
+    except OSError:
+        return None
+    from luncosim_core.usd.crate_check import crate_problem as ask
+
+    return ask(path)
+
+
 def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
     """Open one layer file; a malformed file raises :class:`DiagnosticError` with file and line.
 
@@ -82,6 +95,10 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
     if problem:
         code = "usd-layer-missing" if not os.path.lexists(path) else "usd-layer-unreadable"
         raise DiagnosticError(Diagnostic("error", code, problem, layer=path, source="usd"))
+    crate = crate_problem(path)  # a binary layer is read in a child first: corruption can crash USD
+    if crate:
+        raise DiagnosticError(Diagnostic("error", "usd-malformed-layer", f"malformed layer: not a valid USD file ({crate})",
+                                         layer=path, source="usd"))
     try:
         with Ar.ResolverContextBinder(roots.resolver_context()), Tf.DiagnosticTrap() as trap:
             layer = Sdf.Layer.FindOrOpen(path)
@@ -98,7 +115,15 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
         ) from exc
     if layer is None:
         raise DiagnosticError(Diagnostic("error", "usd-layer-missing", f"cannot open layer {path}: no such file", layer=path, source="usd"))
-    too_deep = namespace_problem(layer)
+    try:
+        with Tf.DiagnosticTrap() as trap:
+            too_deep = namespace_problem(layer)
+            trap.Clear()
+    except Tf.ErrorException as exc:  # a crate file unpacks lazily: corruption shows on first read
+        _file, _line, _col, msg = parse_layer_error(tf_error_text(exc))
+        raise DiagnosticError(Diagnostic("error", "usd-malformed-layer",
+                                         f"malformed layer: not a valid USD file (the crate reader says: {msg})",
+                                         layer=path, source="usd")) from exc
     if too_deep:
         raise DiagnosticError(Diagnostic("error", "usd-namespace-too-deep", too_deep, layer=path, source="usd"))
     return layer
@@ -177,6 +202,8 @@ def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[s
             ident = resolver.CreateIdentifier(dep, Ar.ResolvedPath(layer.resolvedPath or anchor))
             resolved = str(resolver.Resolve(ident))
             problem = file_problem(resolved, "layer", MAX_LAYER_BYTES) if resolved else None
+            if not problem and resolved and (crate := crate_problem(resolved)):
+                problem = f"{resolved} is not a valid USD file ({crate})"
             if problem and os.path.lexists(resolved):  # a missing file is reported by composition
                 problems.append(Diagnostic("error", "usd-layer-unreadable", f"@{uri_display(dep)}@: {problem}; refused",
                                            layer=layer_display(layer.identifier, roots), source="usd"))

@@ -137,3 +137,163 @@ def twin_toml(draw) -> str:
     if draw(st.integers(0, 3)) == 0:
         lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["[usd", "= 3", "name = ", "[[usd]]", "\x00"])))
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ Rhai source
+RHAI_VARS = st.sampled_from(["a", "b", "c", "xs", "m", "s", "i"])
+RHAI_ATOMS = st.one_of(
+    st.integers(-1000, 1000).map(str), st.integers(-2**63 + 1, 2**63 - 1).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["true", "false", "()", "'x'", '"text"', "`t${1 + 2}`", "[]", "#{}", "[1, 2.5, \"x\"]",
+                     "#{a: 1, b: [2]}", "0..10", "1..=3", "9223372036854775807",
+                     "1e308", "0.0", "|x| x + 1", "Fn(\"len\")"]),
+    RHAI_VARS)
+RHAI_BINOPS = st.sampled_from(["+", "-", "*", "/", "%", "**", "==", "!=", "<", ">=", "&&", "||", "&", "|", "^",
+                               "<<", ">>", "in", "??"])
+RHAI_CALLS = st.sampled_from(["len", "to_string", "type_of", "abs", "floor", "sqrt", "parse_int", "push", "pop",
+                              "keys", "values", "contains", "sub_string", "split", "sort", "reverse", "print",
+                              "to_float", "to_int", "is_empty", "undefined_fn"])
+
+
+@st.composite
+def rhai_expr(draw, depth: int = 0) -> str:
+    if depth > 3 or draw(st.integers(0, 3)) == 0:
+        return draw(RHAI_ATOMS)
+    kind = draw(st.sampled_from(["bin", "un", "call", "method", "index", "if", "array", "map", "paren", "closure"]))
+    sub = lambda: draw(rhai_expr(depth + 1))  # noqa: E731
+    if kind == "bin":
+        return f"{sub()} {draw(RHAI_BINOPS)} {sub()}"
+    if kind == "un":
+        return f"{draw(st.sampled_from(['-', '!', '+']))}{sub()}"
+    if kind == "call":
+        return f"{draw(RHAI_CALLS)}({', '.join(sub() for _ in range(draw(st.integers(0, 3))))})"
+    if kind == "method":
+        return f"{sub()}.{draw(RHAI_CALLS)}({', '.join(sub() for _ in range(draw(st.integers(0, 2))))})"
+    if kind == "index":
+        return f"{sub()}[{sub()}]"
+    if kind == "if":
+        return f"if {sub()} {{ {sub()} }} else {{ {sub()} }}"
+    if kind == "array":
+        return "[" + ", ".join(sub() for _ in range(draw(st.integers(0, 4)))) + "]"
+    if kind == "map":
+        return "#{" + ", ".join(f"{draw(IDENT)}: {sub()}" for _ in range(draw(st.integers(0, 3)))) + "}"
+    if kind == "closure":
+        return f"|{draw(RHAI_VARS)}| {sub()}"
+    return f"({sub()})"
+
+
+@st.composite
+def rhai_stmt(draw, depth: int = 0) -> str:
+    kind = draw(st.sampled_from(["let", "const", "assign", "op_assign", "expr", "while", "loop", "for", "fn", "if",
+                                 "throw", "return", "try", "switch", "emit"]))
+    e = lambda: draw(rhai_expr())  # noqa: E731
+    block = lambda: "{ " + " ".join(draw(rhai_stmt(depth + 1)) for _ in range(draw(st.integers(0, 2 if depth < 2 else 0)))) + " }"  # noqa: E731
+    v = draw(RHAI_VARS)
+    if kind == "let":
+        return f"let {v} = {e()};"
+    if kind == "const":
+        return f"const {v.upper()} = {e()};"
+    if kind == "assign":
+        return f"{v} = {e()};"
+    if kind == "op_assign":
+        return f"{v} {draw(st.sampled_from(['+=', '-=', '*=', '/=', '%=', '<<=']))} {e()};"
+    if kind == "while":
+        return f"while {e()} {block()}"
+    if kind == "loop":
+        return f"loop {{ {draw(rhai_stmt(depth + 1)) if depth < 2 else ''} break; }}"
+    if kind == "for":
+        return f"for {v} in {e()} {block()}"
+    if kind == "fn" and depth == 0:  # functions live at global level (elsewhere: a syntax error, rarely)
+        return f"fn {draw(IDENT)}({', '.join(draw(st.lists(RHAI_VARS, max_size=3, unique=True)))}) {block()}"
+    if kind == "if":
+        return f"if {e()} {block()} else {block()}"
+    if kind == "throw":
+        return f"throw {e()};"
+    if kind == "return":
+        return f"return {e()};"
+    if kind == "try":
+        return f"try {block()} catch (err) {block()}"
+    if kind == "switch":
+        return f"switch {e()} {{ 1 => {e()}, 2 | 3 => {e()}, _ => {e()} }}"
+    if kind == "fn":
+        return f"{v}.push({e()});"
+    return f"emit({e()}, {e()});"
+
+
+@st.composite
+def rhai_program(draw) -> str:
+    """A Rhai program from the grammar, now and then with an absurdly nested expression."""
+    lines = ["let a = 1; let b = 2.5; let c = \"c\"; let xs = [1, 2, 3]; let m = #{k: 1}; let s = \"s\"; let i = 0;"]
+    lines += [draw(rhai_stmt()) for _ in range(draw(st.integers(1, 8)))]
+    if draw(st.integers(0, 9)) == 5:
+        depth = draw(st.sampled_from([100, 1000, 10_000]))
+        lines.append("let deep = " + "(" * depth + "1" + ")" * depth + ";")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ Modelica source
+MO_FUNCS = st.sampled_from(["sin", "cos", "exp", "sqrt", "log", "abs", "tanh", "sign", "floor", "max", "min", "der",
+                            "pre", "noEvent", "smooth", "unknownFn"])
+MO_ATOMS = st.one_of(st.sampled_from(["time", "x", "y", "u", "p", "k", "0", "1", "2.5", "1e300", "(-1e-300)", "0.0"]), st.floats(allow_nan=False, allow_infinity=False, width=32)
+                     .map(lambda f: f"({float(f)!r})" if repr(float(f)).startswith("-") else repr(float(f))))
+
+
+@st.composite
+def mo_expr(draw, depth: int = 0) -> str:
+    if depth > 3 or draw(st.integers(0, 2)) == 0:
+        return draw(MO_ATOMS)
+    kind = draw(st.sampled_from(["bin", "neg", "call", "if", "paren", "pow"]))
+    sub = lambda: draw(mo_expr(depth + 1))  # noqa: E731
+    if kind == "bin":
+        return f"{sub()} {draw(st.sampled_from(['+', '-', '*', '/', '+', '*']))} {sub()}"
+    if kind == "neg":
+        return f"(-{sub()})"
+    if kind == "call":
+        name = draw(MO_FUNCS)
+        n = 2 if name in ("max", "min", "smooth") else 1
+        return f"{name}({', '.join(sub() for _ in range(n))})"
+    if kind == "if":
+        test = f"{sub()} {draw(st.sampled_from(['<', '>=', '==', '<>']))} {sub()}"
+        if draw(st.integers(0, 3)) == 2:
+            test = f"({test}) {draw(st.sampled_from(['and', 'or']))} {sub()} > 0"
+        return f"(if {test} then {sub()} else {sub()})"
+    if kind == "pow":
+        return f"({sub()})^{sub()}"
+    return f"({sub()})"
+
+
+@st.composite
+def modelica_model(draw) -> str:
+    """A small Modelica model from the grammar: parameters, states, inputs/outputs, equations
+    (sometimes a when-clause, an unbalanced system or deeply nested brackets)."""
+    decls = [f"parameter Real p = {draw(st.sampled_from(['1', '0', '-3.5', '1e-9', '2*k', 'k/0', '1e308']))};", "parameter Real k = 2;",
+             f"Real x(start = {draw(MO_ATOMS)}{', fixed = true' if draw(st.booleans()) else ''});",
+             "input Real u = 1;" if draw(st.booleans()) else "Real u = 1;", "output Real y;"]
+    if draw(st.booleans()):
+        decls.append("discrete Real d(start = 0);")
+    eqs = [f"der(x) = {draw(mo_expr())};", f"y = {draw(mo_expr())};"]
+    if draw(st.integers(0, 5)) == 3:
+        eqs.append(f"{draw(st.sampled_from(['x', 'y', 'u', 'z']))} = {draw(mo_expr())};")  # unbalanced / unknown
+    if any("discrete" in d for d in decls):
+        eqs.append(f"when {draw(mo_expr())} > 0 then d = pre(d) + 1; end when;")
+    if draw(st.integers(0, 9)) == 5:
+        depth = draw(st.sampled_from([50, 500, 3000, 10_000]))  # 10,000 overflows rumoca: a contained crash
+        eqs[-1] = eqs[-1].rstrip(";") + " + " + "(" * depth + "1" + ")" * depth + ";"
+    name = draw(st.sampled_from(["Fuzz", "M", "Fuzz_2"] * 5 + ["model"]))
+    body = "\n  ".join(decls) + "\nequation\n  " + "\n  ".join(eqs)
+    if draw(st.integers(0, 11)) == 6:
+        body = body.replace("equation", draw(st.sampled_from(["algorithm", "", "equation equation"])))
+    return f"model {name}\n  {body}\nend {name};\n"
+
+
+def modelica_seeds() -> list[bytes]:
+    """Our library's models made standalone (``within`` dropped, the class renamed so it does not
+    clash with the bundled library it still uses): real files to mutate."""
+    import re
+
+    out = []
+    for p in sorted((REPO / "assets" / "models" / "Workbench").rglob("*.mo")):
+        text = re.sub(r"^\s*within\b[^;]*;", "", p.read_text(encoding="utf-8"), flags=re.M)
+        m = re.search(r"^\s*(model|block)\s+(\w+)", text, flags=re.M)
+        if m:
+            out.append(re.sub(rf"\b{m.group(2)}\b", m.group(2) + "Seed", text).encode("utf-8"))
+    return out
