@@ -1,0 +1,38 @@
+"""The sim server runs the same deterministic tick as ``luncosim run``: equal checkpoint hashes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from luncosim_core.api import StateHash
+from tests.server.serving import DEMO, REPO, start_server, stop_server
+
+
+def wait_tick(client, tick: int, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while client.snapshot()["tick"] < tick:
+        assert time.monotonic() < end, f"the server did not reach tick {tick}"
+        time.sleep(0.02)
+
+
+def test_hashes_from_the_server_equal_luncosim_run(tmp_path):
+    served = start_server(tmp_path, "--paused", "--max")
+    try:
+        client = served.client
+        assert client.ready()
+        got = {}
+        for tick in (60, 120):
+            client.step(60)
+            wait_tick(client, tick)
+            answer = client.query(StateHash())
+            assert answer.ok and answer.value["tick"] == tick
+            got[tick] = answer.value["hash"]
+    finally:
+        stop_server(served)
+    run = subprocess.run([sys.executable, "-m", "luncosim_core.cli", "run", "--scene", str(DEMO), "--ticks", "120",
+                          "--hash-every", "60"], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert run.returncode == 0, run.stderr
+    expected = {int(line.split()[1]): line.split()[2] for line in run.stdout.splitlines() if line.startswith("tick ")}
+    assert got == expected
