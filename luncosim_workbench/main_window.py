@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         self._mirror_timer.setInterval(100)
         self._mirror_timer.timeout.connect(self._check_mirrors)
         self.bridge.frame.connect(self._on_frame)
+        self.bridge.simulationStopped.connect(self._on_simulation_stopped)
         self.session.selection.changed.connect(self._on_selection)
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
@@ -496,6 +497,17 @@ class MainWindow(QMainWindow):
             self.pause()
         else:
             self.play()
+
+    def restart_simulation(self) -> None:
+        """A new sim server for the open document (kills one that stopped answering)."""
+        self.bridge.restart(self.session.document)
+        self.session.log("simulation restarted")
+        self.refresh_actions()
+
+    def _on_simulation_stopped(self, reason: str) -> None:
+        self.notify(f"simulation stopped: {reason} (Simulation > Restart Simulation)")
+        self.session.log(f"simulation stopped: {reason}")
+        self.refresh_actions()
 
     def reset(self) -> None:
         self.bridge.reset()

@@ -169,7 +169,7 @@ class SimulationWorker:
         except Exception as exc:
             self._fail(exc)
             return
-        if self._steps > 0:
+        if self._steps > 0 and advanced:  # a step waits out admission (a compile), it is not lost
             self._steps -= 1
         now = time.perf_counter()
         window = self._window
