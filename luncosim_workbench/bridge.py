@@ -72,6 +72,7 @@ class SimBridge(QObject):
         self._shown: WorkbenchSnapshot | None = None
         self._died: tuple[ServerProcess, str] | None = None  # set on the reader thread, handled on the UI's
         self._silence_reported = False
+        self.heartbeat_timeout = HEARTBEAT_TIMEOUT_S  # seconds of silence before "not answering"
         self.frames = 0  # frames emitted on the UI thread
         self.fps = 0.0
         self._fps_window: list[float] = []
@@ -226,14 +227,14 @@ class SimBridge(QObject):
         if worker is None or not worker.wait_started(0):
             return
         silent = worker.silent_for
-        if silent > HEARTBEAT_TIMEOUT_S and not self._silence_reported:
+        if silent > self.heartbeat_timeout and not self._silence_reported:
             self._silence_reported = True
             self._emit_events([DiagnosticEvent(self._latest.time if self._latest else 0.0, Diagnostic(
                 "warning", "simulation-not-answering",
                 f"the simulation has not answered for {silent:.0f} s (Simulation > Restart Simulation kills and "
                 "restarts it)", source="sim-server"))])
             self.simulationUnresponsive.emit(silent)
-        elif silent < HEARTBEAT_TIMEOUT_S:
+        elif silent < self.heartbeat_timeout:
             self._silence_reported = False
 
     def _report_stopped(self, reason: str) -> None:
