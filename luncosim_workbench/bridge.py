@@ -41,13 +41,17 @@ from luncosim_workbench.events import DiagnosticEvent, LogLine
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
 
 MAX_PENDING_EVENTS = 10000
+FRAME_SHARE = 0.4  # frames may take this share of the UI thread's time ...
+MAX_FRAME_GAP_S = 0.5  # ... but the picture is never older than this
+SIM_NICE = 5  # the sim server's CPU priority below the UI's: on a busy machine the UI draws first
 SPEEDS: dict[str, float | None] = {"1x": 1.0, "2x": 2.0, "4x": 4.0, "max": None}
 
 
 def stage_spec(doc: UsdDocument) -> dict:
     """What the sim server needs to project ``doc``: its composed stage flattened to text now
     (UI thread), the asset roots and the scene's path."""
-    return {"kind": "stage", "text": flattened_text(doc.stage), "roots": doc.roots, "scene": str(doc.path)}
+    return {"kind": "stage", "text": flattened_text(doc.stage), "roots": doc.roots, "scene": str(doc.path),
+            "nice": SIM_NICE}
 
 
 class SimBridge(QObject):
@@ -80,6 +84,9 @@ class SimBridge(QObject):
         self.dropped_events = 0  # gathered beyond MAX_PENDING_EVENTS (the UI fell far behind)
         self._debug_on = False
         self._debug_future: Future | None = None
+        self._frame_started = 0.0
+        self._next_frame = 0.0  # no frame before this (perf_counter seconds): see _frame_done
+        self.frame_cost = 0.0  # seconds the last frame took, its repaints included
         self.timer = QTimer(self)
         self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
         self.timer.timeout.connect(self._on_timer)
@@ -254,14 +261,14 @@ class SimBridge(QObject):
         if events:
             self.events.emit(tuple(events))
 
-    def _on_timer(self) -> None:
+    def _on_timer(self, *, force: bool = False) -> None:
         self._check_server()
         self._pump_debug()
         with self._lock:
             snap = self._latest
             events, self._events = self._events, []
         self._emit_events(events)
-        if snap is None or snap is self._shown:
+        if snap is None or snap is self._shown or (not force and time.perf_counter() < self._next_frame):
             return
         self._shown = snap
         self.frames += 1
@@ -270,11 +277,21 @@ class SimBridge(QObject):
         while self._fps_window and now - self._fps_window[0] > 1.0:
             self._fps_window.pop(0)
         self.fps = float(len(self._fps_window))
+        self._frame_started = now
         self.frame.emit(snap)
+        QTimer.singleShot(0, self._frame_done)  # runs once the frame's updates and repaints are done
+
+    def _frame_done(self) -> None:
+        """Pace the frames to what they cost: drawing takes at most ``FRAME_SHARE`` of the UI
+        thread, so a slow frame (software GL, many plots) lowers the frame rate instead of
+        starving input and the event loop."""
+        cost = time.perf_counter() - self._frame_started
+        self.frame_cost = cost
+        self._next_frame = self._frame_started + min(cost / FRAME_SHARE, MAX_FRAME_GAP_S)
 
     def flush(self) -> None:
         """Emit the newest snapshot now (tests, screenshots)."""
-        self._on_timer()
+        self._on_timer(force=True)
 
 
 def _no_simulation() -> Future:

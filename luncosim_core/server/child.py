@@ -111,6 +111,8 @@ class ChildServer:
             self.send(("fatal", f"protocol mismatch: expected hello v{channel.VERSION}, got {hello[:2]!r}"))
             return 2
         spec = hello[2]
+        if spec.get("nice"):  # the workbench's child yields the CPU to the UI when both want it
+            os.nice(int(spec["nice"]))
         self.worker = SimulationWorker(lambda: build_simulation(spec), speed=spec.get("speed", 1.0),
                                        poll_interval=spec.get("poll_interval", 0.5))
         self.worker.snapshot_ready.connect(self._on_snapshot)
