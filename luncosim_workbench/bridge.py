@@ -68,6 +68,7 @@ class SimBridge(QObject):
                  capacity: int = DEFAULT_CAPACITY) -> None:
         super().__init__(parent)
         self.worker: ServerProcess | None = None  # the sim server child (None: none running)
+        self.frame_listeners: list = []  # called on the reader thread with every frame (the API server)
         self.telemetry = TelemetryRing(capacity=capacity)
         self.speed_name = "1x"
         self.stop_reason = ""  # why the last sim server died ("" while one runs)
@@ -210,6 +211,8 @@ class SimBridge(QObject):
         keep the newest snapshot, gather events. No Qt calls here."""
         if len(ticks):
             self.telemetry.extend(ticks, times, snap.port_keys, values)
+        for listener in self.frame_listeners:
+            listener(snap, ticks, times, values)
         with self._lock:
             self._latest = snap
             if snap.diagnostics or snap.events:

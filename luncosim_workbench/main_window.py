@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.overlays_on: set[str] = set()
         self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
+        self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
                                 open_path=self.open_path, parent=self)
@@ -189,7 +190,7 @@ class MainWindow(QMainWindow):
             "redo_label": j.redo_label() if j and j.can_redo else "",
             "selection": bool(self.session.selection.paths), "simulation": self.bridge.worker is not None,
             "viewport": self.viewport is not None, "perspective": self.perspective, "theme": self.theme,
-            "speed": self.bridge.speed_name,
+            "speed": self.bridge.speed_name, "api_server": self.api is not None,
         }
         ctx.update({f"overlay.{name}": True for name in self.overlays_on})
         return ctx
@@ -470,9 +471,26 @@ class MainWindow(QMainWindow):
         self.shutdown()
         event.accept()
 
+    def toggle_api_server(self) -> None:
+        """Serve the open scene over HTTP (luncosim_workbench/api_server.py), or stop serving."""
+        from luncosim_workbench.api_server import WorkbenchApi
+
+        if self.api is not None:
+            self.api.close()
+            self.api = None
+            self.session.log("API server stopped")
+        else:
+            self.api = WorkbenchApi(self.bridge, self.ctx.apply)
+            self.session.log(f"API server: listening on {self.api.url}")
+            self.session.log(f"API server: token: {self.api.token} (also in {self.api.token_file})")
+        self.refresh_actions()
+
     def shutdown(self) -> None:
         """Stop the simulation thread and every timer that could start it again."""
         self._closed = True
+        if self.api is not None:
+            self.api.close()
+            self.api = None
         self._rebuild_timer.stop()
         self.bridge.timer.stop()
         self.bridge.shutdown()

@@ -14,6 +14,7 @@ requests): 403; then the bearer token (compared in constant time): 401; bodies o
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import json
 import threading
@@ -23,7 +24,7 @@ from concurrent.futures import Future
 from aiohttp import WSMsgType, web
 
 from luncosim_core import __version__
-from luncosim_core.api.commands import Command
+from luncosim_core.api.commands import ApplyOp, Command
 from luncosim_core.server.local import ServerProcess
 from luncosim_core.server.protocol import (
     PROTOCOL_VERSION,
@@ -83,6 +84,7 @@ class ApiServer:
         self.allow_remote = allow_remote
         self.ssl_context = ssl_context
         self.events = EventLog()
+        self._serial = 0
         link.frames.connect(self.events.add)
         self._runner: web.AppRunner | None = None
 
@@ -180,7 +182,7 @@ class ApiServer:
             value = decode_request(await self._body(request))
         except ProtocolError as err:
             return web.json_response(err.to_json(), status=400)
-        fut: Future = self.link.send(value) if isinstance(value, Command) else self.link.query(value)
+        fut = self._submit(value)
         try:
             result = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), COMMAND_WAIT_S)
         except TimeoutError:
@@ -189,6 +191,20 @@ class ApiServer:
         if result.tick is not None:
             await self._until_tick(result.tick)
         return web.json_response(result_json(result), status=200 if result.ok else 422)
+
+    def _submit(self, value) -> Future:
+        """Hand a decoded request to the simulation. Commands carry the author ``api`` in their
+        correlation id (CausalTrace shows it); a document op goes through the host's journal
+        when the host has one (the workbench), else straight to the simulation."""
+        if not isinstance(value, Command):
+            return self.link.query(value)
+        if value.correlation_id is None:
+            self._serial += 1
+            value = dataclasses.replace(value, correlation_id=f"api:{self._serial}")
+        apply_op = getattr(self.link, "apply_op", None)
+        if isinstance(value, ApplyOp) and apply_op is not None:
+            return apply_op(value.op)
+        return self.link.send(value)
 
     async def _until_tick(self, tick: int, timeout: float = 1.0) -> None:
         """Wait until the snapshot of ``tick`` has arrived, so the next /api/snapshot shows the
