@@ -16,6 +16,7 @@ DEMO = REPO / "assets" / "twins" / "practice_yard"
 class Served:
     def __init__(self, proc: subprocess.Popen, url: str, token: str, token_file: Path) -> None:
         self.proc, self.url, self.token, self.token_file = proc, url, token, token_file
+        self.stderr = token_file.parent / "stderr.txt"
         self.client = Client.connect(url, token)
 
 
@@ -23,7 +24,8 @@ def start_server(tmp: Path, *args: str) -> Served:
     token_file = tmp / "token"
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, "-m", "luncosim_core.cli", "serve", "--scene", str(DEMO), "--port", "0",
-                             "--token-file", str(token_file), *args], stdout=subprocess.PIPE, text=True, env=env)
+                             "--token-file", str(token_file), *args], stdout=subprocess.PIPE,
+                            stderr=(tmp / "stderr.txt").open("w"), text=True, env=env)
     first, second = proc.stdout.readline(), proc.stdout.readline()
     assert first.startswith("listening on http://127.0.0.1:"), first
     assert second.startswith("token: "), second

@@ -36,3 +36,16 @@ def test_hashes_from_the_server_equal_luncosim_run(tmp_path):
     assert run.returncode == 0, run.stderr
     expected = {int(line.split()[1]): line.split()[2] for line in run.stdout.splitlines() if line.startswith("tick ")}
     assert got == expected
+
+
+def test_serve_reports_a_killed_simulation_and_exits_1(tmp_path):
+    import os
+    import signal
+
+    served = start_server(tmp_path, "--paused")
+    pid = served.client.health()["pid"]
+    assert pid != served.proc.pid  # the simulation is a process of its own
+    os.kill(pid, signal.SIGKILL)
+    assert served.proc.wait(30) == 1
+    assert "luncosim serve: simulation stopped: killed by SIGKILL" in served.stderr.read_text()
+    assert not served.token_file.exists()  # the token does not outlive the server
