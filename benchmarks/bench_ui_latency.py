@@ -114,13 +114,15 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
     ticks = bridge.latest.tick - t0_tick
     frames = bridge.frames - f0
+    frame_ms = bridge.frame_cost * 1000.0
     bridge.pause()
     print(f"platform {app.platformName()}, viewport {'on' if window.viewport is not None else 'placeholder'}, "
           f"{SECONDS:.0f} s each, {len(bridge.latest.port_keys)} ports, {len(keys)} plotted channels")
     print(describe("paused (baseline)", base))
     print(describe("max-speed sim", load))
     print(f"sim ticks {ticks} ({ticks / elapsed:.0f} ticks/s, {ticks / elapsed / 60:.1f}x real time); UI frames {frames} "
-          f"({frames / elapsed:.0f} fps); telemetry rows {len(bridge.telemetry)}")
+          f"({frames / elapsed:.0f} fps, the last one took {frame_ms:.0f} ms with its repaints); "
+          f"telemetry rows {len(bridge.telemetry)}")
     print(f"ratio max-lateness load/baseline {load.max() / max(base.max(), 1e-3):.1f}; "
           f"p99 ratio {np.percentile(load, 99) / max(np.percentile(base, 99), 1e-3):.1f}")
     rate = ticks / elapsed
