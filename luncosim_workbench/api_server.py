@@ -88,25 +88,22 @@ class BridgeLink:
         self._applier.requested.emit(op, fut)
         return fut
 
-    def _worker_call(self, name: str, *args) -> None:
-        worker = self.bridge.worker
-        if worker is not None:
-            getattr(worker, name)(*args)
-
     def play(self) -> None:
-        self._worker_call("play")
+        self.bridge.play()
 
     def pause(self) -> None:
-        self._worker_call("pause")
+        self.bridge.pause()
 
     def step(self, n: int) -> None:
-        self._worker_call("step", n)
+        self.bridge.step(n)
 
     def reset(self) -> None:
-        self._worker_call("reset")
+        self.bridge.reset()
 
     def set_speed(self, speed: float | None) -> None:
-        self._worker_call("set_speed", speed)
+        worker = self.bridge.worker
+        if worker is not None:
+            worker.set_speed(speed)
 
 
 class WorkbenchApi:

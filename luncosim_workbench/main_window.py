@@ -367,7 +367,10 @@ class MainWindow(QMainWindow):
         self._mirrors = [f for f in self._mirrors if not f.done()]
         if not self._mirrors:
             self._mirror_timer.stop()
-        if any(not f.result().ok for f in done):
+        # a mirror dropped by a rebuild is in the rebuilt projection already; a crash is reported apart
+        failed = [f for f in done if not f.result().ok
+                  and not any(d.code in ("command-dropped", "simulation-stopped") for d in f.result().diagnostics)]
+        if failed:
             self.session.log("the simulation could not apply the edit in place; restarting the projection")
             self._rebuild_timer.start()
 

@@ -212,9 +212,20 @@ class SimulationWorker:
     def _on_speed(self, speed: float | None) -> None:
         self._speed = speed
 
+    def _drop_pending(self, why: str) -> None:
+        """Commands queued but not admitted resolve with an error: none is left hanging."""
+        sim = self.sim
+        while sim is not None and sim.pending:
+            _seq, cmd, ticket = sim.pending.popleft()
+            if ticket is not None:
+                ticket(CommandResult.error(Diagnostic("error", "command-dropped",
+                                                      f"{cmd.name} was not admitted: the simulation was {why}",
+                                                      source="runtime")))
+
     def _on_reset(self) -> None:
         self._running = False
         self._steps = 0
+        self._drop_pending("reset")
         try:
             self.sim.build()
             self.sim.tick_count = 0
@@ -225,6 +236,7 @@ class SimulationWorker:
     def _on_replace(self, factory: Callable[[], Simulation]) -> None:
         self._running = False
         self._steps = 0
+        self._drop_pending("rebuilt")
         try:
             if self.sim is not None:
                 self.sim.close()
