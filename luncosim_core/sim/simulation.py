@@ -252,6 +252,8 @@ class Simulation:
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
         self._last_written: dict[int, float] = {}
         self._wired = set(self.fabric.sinks.tolist())  # commanded inputs a wire drives
+        self._held_keys: set[int] | None = None  # the holds _active was computed for
+        self._active: list[tuple[int, str, str]] = []
 
     def teardown(self, keep: list | None = None) -> None:
         """Drop everything projected from the last stage: physics client, participants, traces."""
@@ -458,15 +460,19 @@ class Simulation:
             self._new_diags.append(self.fault)
         return True
 
+    def _active_commands(self) -> list[tuple[int, str, str]]:
+        """The commanded physics inputs a hold or a wire drives (recomputed when the holds change)."""
+        held = self.registry.held
+        if self._held_keys is None or held.keys() != self._held_keys:
+            self._held_keys = set(held)
+            self._active = [c for c in self._commands if c[0] in held or c[0] in self._wired]
+        return self._active
+
     def _physics_step(self) -> None:
         world = self.world
         values = self.registry.values
-        held = self.registry.held
         last = self._last_written
-        wired = self._wired
-        for i, path, name in self._commands:
-            if i not in held and i not in wired:
-                continue
+        for i, path, name in self._active_commands():
             v = float(values[i])
             if v != v or last.get(i) == v:
                 continue
