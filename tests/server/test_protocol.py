@@ -1,0 +1,54 @@
+"""The JSON vocabulary: every command and query survives the trip a client makes (encode ->
+decode gives the same typed value), and the CLI refuses a remote bind without TLS."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from luncosim_core.api import (
+    ApplyOp,
+    AttachBodies,
+    CausalTrace,
+    ReadPorts,
+    ReleasePorts,
+    SetEnvironmentLight,
+    SetPorts,
+    StateHash,
+)
+from luncosim_core.server.client import encode_request
+from luncosim_core.server.protocol import decode_request, schema, vocabulary
+from luncosim_core.usd.ops import Batch, SetAttribute, SetTransform
+from tests.server.serving import DEMO, REPO
+
+
+def test_commands_and_queries_survive_the_json_trip():
+    values = [
+        SetPorts(target="/Rover", writes={"throttle": 0.4, "brake": True}, correlation_id="c1"),
+        ReleasePorts(target="/Rover", names=("throttle",)),
+        SetEnvironmentLight(sun_yaw=0.5),
+        ReadPorts(target="/Rover", names=None),
+        CausalTrace(target="/Rover", correlation_id="c1"),
+        AttachBodies(attachment="grip", parent="/A", child="/B"),
+        StateHash(),
+        ApplyOp(op=Batch(ops=(SetAttribute(path="/W/M", name="size", value=1.5),
+                              SetTransform(path="/W/M", translate=(1.0, 2.0, 3.0))), name="move")),
+    ]
+    for value in values:
+        assert decode_request(encode_request(value)) == value
+
+
+def test_the_schema_describes_each_field_with_its_json_type():
+    defs = schema()["$defs"]
+    assert set(defs) == set(vocabulary())
+    assert defs["SetEnvironmentLight"]["properties"]["sun_yaw"] == {"anyOf": [{"type": "number"}, {"type": "null"}]}
+    assert defs["ReleasePorts"]["properties"]["names"]["anyOf"][0] == {"type": "array", "items": {"type": "string"}}
+    assert defs["StateHash"]["kind"] == "query" and defs["SetPorts"]["kind"] == "command"
+    assert all(d["additionalProperties"] is False for d in defs.values())
+
+
+def test_allow_remote_needs_a_tls_certificate():
+    done = subprocess.run([sys.executable, "-m", "luncosim_core.cli", "serve", "--scene", str(DEMO), "--allow-remote"],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 2
+    assert "--allow-remote needs --tls-cert and --tls-key" in done.stderr
