@@ -23,6 +23,7 @@ import threading
 import time
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from psygnal import Signal
 
@@ -33,6 +34,15 @@ from luncosim_core.server import channel
 
 HEARTBEAT_TIMEOUT_S = 5.0  # a child quiet this long is reported as not answering
 START_TIMEOUT_S = 60.0
+
+
+def child_command(fd: int) -> list[str]:
+    """How to start the sim server child on socket ``fd``: ``python -m luncosim_core.server.child``
+    from a Python install; from a frozen bundle (which has no ``-m``), the bundle's own
+    ``luncosim sim-server`` verb."""
+    if getattr(sys, "frozen", False):
+        return [str(Path(sys.executable).with_name("luncosim")), "sim-server", "--fd", str(fd)]
+    return [sys.executable, "-m", "luncosim_core.server.child", "--fd", str(fd)]
 
 
 def describe_exit(code: int | None) -> str:
@@ -78,8 +88,8 @@ class ServerProcess:
     def start(self) -> None:
         """Spawn the child and say hello (returns at once; :meth:`wait_started` waits)."""
         ours, theirs = socket.socketpair()
-        self._proc = subprocess.Popen([sys.executable, "-m", "luncosim_core.server.child", "--fd", str(theirs.fileno())],
-                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        self._proc = subprocess.Popen(child_command(theirs.fileno()), pass_fds=(theirs.fileno(),),
+                                      stdin=subprocess.DEVNULL)
         theirs.close()
         self.pid = self._proc.pid
         self._conn = Connection(ours.detach())

@@ -48,6 +48,16 @@ def add_serve_verb(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tls-cert", type=Path, default=None, help="TLS certificate (PEM) for --allow-remote")
     p.add_argument("--tls-key", type=Path, default=None, help="TLS private key (PEM) for --allow-remote")
     p.set_defaults(func=cmd_serve)
+    # internal: how a frozen bundle starts its sim server child (docs/architecture.md)
+    p = sub.add_parser("sim-server", help=argparse.SUPPRESS)
+    p.add_argument("--fd", type=int, required=True)
+    p.set_defaults(func=cmd_sim_server)
+
+
+def cmd_sim_server(args: argparse.Namespace) -> int:
+    from luncosim_core.server.child import main as child_main
+
+    return child_main(["--fd", str(args.fd)])
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -52,3 +52,29 @@ def test_allow_remote_needs_a_tls_certificate():
                           capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.returncode == 2
     assert "--allow-remote needs --tls-cert and --tls-key" in done.stderr
+
+
+def test_a_frozen_bundle_starts_its_sim_server_through_its_own_cli(monkeypatch, tmp_path):
+    import time
+
+    from luncosim_core.server import local
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "luncosim-workbench"))
+    assert local.child_command(7) == [str(tmp_path / "luncosim"), "sim-server", "--fd", "7"]
+    monkeypatch.undo()
+    # the verb the bundle runs, run for real from this install
+    monkeypatch.setattr(local, "child_command",
+                        lambda fd: [sys.executable, "-m", "luncosim_core.cli", "sim-server", "--fd", str(fd)])
+    link = local.ServerProcess({"kind": "scene", "scene": str(DEMO), "wait_ready": True}, speed=None)
+    link.start()
+    try:
+        assert link.wait_started()
+        link.step(3)
+        end = time.monotonic() + 60
+        while (link.latest is None or link.latest.tick < 3) and time.monotonic() < end:
+            time.sleep(0.02)
+        assert link.latest.tick == 3
+    finally:
+        link.stop()
+    assert link.stop_reason == "stopped"
