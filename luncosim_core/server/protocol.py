@@ -262,6 +262,6 @@ def snapshot_json(snap: WorkbenchSnapshot) -> dict:
 
 
 def event_json(event: Any) -> dict:
-    """A published event (console line, notification) or a diagnostic, tagged with its type."""
+    """A published event (console line, notification) or a diagnostic, its class as ``kind``."""
     body = to_jsonable(event)
-    return {"type": type(event).__name__, **(body if isinstance(body, dict) else {"value": body})}
+    return {"kind": type(event).__name__, **(body if isinstance(body, dict) else {"value": body})}

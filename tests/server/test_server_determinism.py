@@ -49,3 +49,31 @@ def test_serve_reports_a_killed_simulation_and_exits_1(tmp_path):
     assert served.proc.wait(30) == 1
     assert "luncosim serve: simulation stopped: killed by SIGKILL" in served.stderr.read_text()
     assert not served.token_file.exists()  # the token does not outlive the server
+
+
+def test_the_stream_delivers_events_as_they_happen(tmp_path):
+    import asyncio
+    import json
+
+    import aiohttp
+
+    served = start_server(tmp_path, "--paused", "--max")
+
+    async def go():
+        headers = {"Authorization": f"Bearer {served.token}"}
+        async with aiohttp.ClientSession(headers=headers) as session:
+            async with session.ws_connect(served.url + "/api/stream") as ws:
+                await ws.send_json({"rate": 60})
+                await asyncio.to_thread(served.client.step, 30)  # the scenario's first tick prints
+                async with asyncio.timeout(30):
+                    async for msg in ws:
+                        data = json.loads(msg.data)
+                        if data["type"] == "event":
+                            return data
+
+    try:
+        event = asyncio.run(go())
+    finally:
+        stop_server(served)
+    assert event["kind"] == "ConsoleLine"
+    assert "[yard] drill started" in event["text"] and event["source"] == "/PracticeYard/Drill"
