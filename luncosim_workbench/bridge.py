@@ -121,6 +121,7 @@ class SimBridge(QObject):
         worker = ServerProcess(spec, speed=SPEEDS[self.speed_name])
         worker.frames.connect(self._on_frames)
         worker.stopped.connect(self._on_stopped)
+        worker.faulted.connect(self._on_build_fault)
         worker.start()
         self.worker = worker
         self.stop_reason = ""
@@ -129,6 +130,7 @@ class SimBridge(QObject):
     def _detach(self, worker: ServerProcess) -> None:
         worker.frames.disconnect(self._on_frames)
         worker.stopped.disconnect(self._on_stopped)
+        worker.faulted.disconnect(self._on_build_fault)
 
     def shutdown(self) -> None:
         if self.worker is not None:
@@ -220,6 +222,13 @@ class SimBridge(QObject):
                 room = MAX_PENDING_EVENTS - len(self._events)
                 self._events.extend(fresh[:max(room, 0)])
                 self.dropped_events += max(len(fresh) - max(room, 0), 0)
+
+    def _on_build_fault(self, diagnostic: Diagnostic) -> None:
+        """The link's reader thread: the projection could not be built (no snapshot says so)."""
+        with self._lock:
+            self._latest = None  # the old picture is not of this document
+            self._shown = None
+            self._events.append(DiagnosticEvent(0.0, diagnostic))
 
     def _on_stopped(self, reason: str) -> None:
         """The link's reader thread: the child is gone (handled on the UI thread's next timer)."""

@@ -6,7 +6,8 @@ step n, reset, speed x), ``("replace", spec)``, ``("command", id, Command)``,
 ``("query", id, Query)``, ``("stop",)``. Child to parent: ``("ready", VERSION, pid)``,
 ``("frame", snapshot, ticks, times, values)`` (the newest snapshot carrying every event since the
 previous frame, and one row of port values per tick), ``("result", id, CommandResult)``,
-``("failed", id, text)``, ``("heartbeat", t)``, ``("fatal", text)``.
+``("failed", id, text)``, ``("fault", Diagnostic)`` (the scene could not be built: no snapshot
+carries it), ``("heartbeat", t)``, ``("fatal", text)``.
 
 The values are the ``api`` types themselves (commands, document ops with their USD values,
 results, frozen snapshots), pickled with protocol 5: the peer is our own child, started from the

@@ -116,6 +116,7 @@ class ChildServer:
         self.worker = SimulationWorker(lambda: build_simulation(spec), speed=spec.get("speed", 1.0),
                                        poll_interval=spec.get("poll_interval", 0.5))
         self.worker.snapshot_ready.connect(self._on_snapshot)
+        self.worker.faulted.connect(self._on_fault)
         self.worker.start()
         self.send(("ready", channel.VERSION, os.getpid()))
         try:
@@ -129,6 +130,13 @@ class ChildServer:
 
     def _on_snapshot(self, snap: WorkbenchSnapshot) -> None:  # worker thread
         if self.batcher.add(snap):
+            self.wake.set()
+
+    def _on_fault(self, diagnostic) -> None:  # worker thread
+        """A fault with no simulation to carry it in a snapshot (the scene could not be built)
+        travels on its own."""
+        if self.worker.sim is None:
+            self.outbox.put(("fault", diagnostic))
             self.wake.set()
 
     def _serve_once(self) -> bool:

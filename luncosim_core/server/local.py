@@ -67,10 +67,12 @@ class ServerProcess:
 
     frames = Signal(object, object, object, object)  # snapshot, ticks (n,), times (n,), values (n, P)
     stopped = Signal(str)  # why (killed by SIGKILL, exited with status 1, stopped)
+    faulted = Signal(object)  # Diagnostic: the scene could not be built (no snapshot carries it)
 
     def __init__(self, spec: dict, *, speed: float | None = 1.0) -> None:
         self.spec = dict(spec, speed=speed)
         self.latest: WorkbenchSnapshot | None = None
+        self.build_error: Diagnostic | None = None  # why the newest projection could not be built
         self.pid: int | None = None
         self.stop_reason = ""
         self._running = False
@@ -213,6 +215,7 @@ class ServerProcess:
         if kind == "frame":
             snap = _freeze(msg[1])
             self.latest = snap
+            self.build_error = None
             if snap.status != "running" and snap.status != "waiting":
                 self._running = False
             self.frames.emit(snap, msg[2], msg[3], msg[4])
@@ -223,6 +226,9 @@ class ServerProcess:
                 result = msg[2] if kind == "result" else CommandResult.error(
                     Diagnostic("error", "command-failed", msg[2], source="sim-server"))
                 fut.set_result(result)
+        elif kind == "fault":
+            self.build_error = msg[1]
+            self.faulted.emit(msg[1])
         elif kind == "ready":
             self._ready.set()
         elif kind == "fatal":

@@ -93,8 +93,12 @@ async def _serve(args: argparse.Namespace, ssl_context) -> int:
         print(f"luncosim serve: the simulation did not start: {link.stop_reason or 'timed out'}", file=sys.stderr)
         link.stop()
         return 1
-    while link.latest is None and link.alive:
+    while link.latest is None and link.alive and link.build_error is None:
         await asyncio.sleep(0.01)
+    if link.build_error is not None:
+        print(f"luncosim serve: the scene could not be built: {link.build_error.message}", file=sys.stderr)
+        link.stop()
+        return 1
     if not link.alive:
         print(f"luncosim serve: simulation stopped: {link.stop_reason}", file=sys.stderr)
         return 1

@@ -237,9 +237,10 @@ class SimulationWorker:
         self._running = False
         self._steps = 0
         self._drop_pending("rebuilt")
+        if self.sim is not None:
+            self.sim.close()
+            self.sim = None  # a closed projection must not be published or asked anything
         try:
-            if self.sim is not None:
-                self.sim.close()
             self.sim = factory()
         except Exception as exc:
             self._fail(exc)

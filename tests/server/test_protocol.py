@@ -78,3 +78,14 @@ def test_a_frozen_bundle_starts_its_sim_server_through_its_own_cli(monkeypatch, 
     finally:
         link.stop()
     assert link.stop_reason == "stopped"
+
+
+def test_serve_says_why_a_scene_cannot_be_built(tmp_path):
+    scene = tmp_path / "broken.usda"
+    scene.write_text("#usda 1.0\ndef Xform \"W\" {\n")  # cut off mid-prim
+    done = subprocess.run([sys.executable, "-m", "luncosim_core.cli", "serve", "--scene", str(scene), "--port", "0",
+                           "--token-file", str(tmp_path / "token")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 1
+    assert "luncosim serve: the scene could not be built:" in done.stderr
+    assert "usd-malformed-layer" in done.stderr and "broken.usda:3:1" in done.stderr  # what and where
+    assert "listening on" not in done.stdout
