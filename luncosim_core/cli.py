@@ -260,6 +260,9 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     from luncosim_core.mission.cli import add_mission_verb
 
     add_mission_verb(sub)  # mission run
+    from luncosim_core.server.serve import add_serve_verb
+
+    add_serve_verb(sub)  # serve
     added: list[AddVerbs] = []
     for add in (*plugin_verbs(), *extra_verbs):
         if add not in added:

@@ -1,64 +1,57 @@
-"""``SimBridge``: the simulation worker seen from the UI thread.
+"""``SimBridge``: the sim server seen from the UI thread.
 
-The worker publishes a snapshot every tick on its own thread. The bridge's handler there is
-cheap: it keeps the newest snapshot, appends the tick's port values to the telemetry ring (under
-the ring's lock) and gathers the tick's events and diagnostics. A QTimer on the UI thread, paced
-to the display, emits ``events`` (everything gathered since the last frame, every tick's) and
+The simulation runs in a child process (:class:`~luncosim_core.server.local.ServerProcess`): a
+segfault, SIGKILL or out-of-memory there ends only the child. Its frames arrive on the link's
+reader thread, a batch of ticks at a time: the bridge keeps the newest snapshot, appends every
+tick's port values to the telemetry ring and gathers the events and diagnostics. A QTimer on the
+UI thread, paced to the display, emits ``events`` (everything gathered since the last frame) and
 then ``frame`` with the newest snapshot when it changed: panels redraw at most once a frame,
 never once a tick.
 
-Everything the workbench shows from the simulation arrives that way, or as the answer to a typed
-query: the physics debug records the viewport overlays draw are a ``PhysicsDebugInfo`` query the
-bridge keeps in flight while a debug stream is on (:meth:`SimBridge.set_debug_stream`). Nothing
-sends code to the simulation's thread, so a simulation in another process can serve the same.
+When the child dies the bridge keeps the last snapshot (marked ``faulted``, reason "simulation
+stopped: <why>"), reports a ``simulation-stopped`` diagnostic and emits ``simulationStopped``;
+every command in flight resolves with an error. :meth:`SimBridge.restart` starts a new child from
+the current document (the user's edits live in the UI process and are untouched). A child that
+sends nothing, not even its heartbeat, for ``HEARTBEAT_TIMEOUT_S`` is reported as not answering;
+a restart kills it.
 
-The worker's stage never shares pxr layers with the UI document: each projection is built from a
-flattened text copy of the composed stage (:func:`flattened_factory`).
+The physics debug records the viewport overlays draw are a ``PhysicsDebugInfo`` query the bridge
+keeps in flight while a debug stream is on (:meth:`SimBridge.set_debug_stream`). The child's stage
+never shares pxr layers with the UI document: each projection is built from a flattened text copy
+of the composed stage (:func:`stage_spec`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
 
-from pxr import Sdf, Usd
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from luncosim_core.api.commands import Command, CommandResult, PhysicsDebugInfo, Query
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import Diagnostic
-from luncosim_core.sim.mirror import StageDocument
-from luncosim_core.sim.programs import program_participants
-from luncosim_core.sim.simulation import Simulation, SimulationConfig
-from luncosim_core.sim.worker import SimulationWorker
+from luncosim_core.server.local import HEARTBEAT_TIMEOUT_S, ServerProcess
+from luncosim_core.sim.mirror import flattened_text
 from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.events import DiagnosticEvent, LogLine
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
 
 MAX_PENDING_EVENTS = 10000
-YIELD_EVERY_S = 0.010  # at max speed: the worker ticks this long ...
-YIELD_FOR_S = 0.002  # ... then leaves the GIL to the UI thread this long
-FRAME_PRIORITY_S = 0.050  # longest the worker waits for the UI to finish drawing a frame
+FRAME_SHARE = 0.4  # frames may take this share of the UI thread's time ...
+MAX_FRAME_GAP_S = 0.5  # ... but the picture is never older than this
+SIM_NICE = 5  # the sim server's CPU priority below the UI's: on a busy machine the UI draws first
 SPEEDS: dict[str, float | None] = {"1x": 1.0, "2x": 2.0, "4x": 4.0, "max": None}
 
 
-def flattened_factory(doc: UsdDocument, config: SimulationConfig | None = None) -> Callable[[], Simulation]:
-    """Flatten ``doc`` now (UI thread); the returned factory builds a Simulation on a private
-    anonymous layer (worker thread)."""
-    text = doc.stage.Flatten().ExportToString()
-    roots = doc.roots
-    scene = str(doc.path)
-
-    def factory() -> Simulation:
-        layer = Sdf.Layer.CreateAnonymous(".usda")
-        layer.ImportFromString(text)
-        stage = Usd.Stage.Open(layer)
-        return Simulation(stage, config or SimulationConfig(), roots=roots, document=StageDocument(stage, roots),
-                          participant_factory=program_participants, scene=scene)
-
-    return factory
+def stage_spec(doc: UsdDocument) -> dict:
+    """What the sim server needs to project ``doc``: its composed stage flattened to text now
+    (UI thread), the asset roots and the scene's path."""
+    return {"kind": "stage", "text": flattened_text(doc.stage), "roots": doc.roots, "scene": str(doc.path),
+            "nice": SIM_NICE}
 
 
 class SimBridge(QObject):
@@ -68,16 +61,23 @@ class SimBridge(QObject):
     events = Signal(tuple)  # WorkbenchEvents gathered since the previous frame, in order
     debugInfo = Signal(object)  # physics DebugInfo (or None), while the debug stream is on
     projectionRestarted = Signal(str)  # why (scene opened, document edited, reset)
+    simulationStopped = Signal(str)  # why the sim server died (killed by SIGKILL, ...), once
+    simulationUnresponsive = Signal(float)  # seconds the sim server has been silent, once a silence
 
     def __init__(self, parent: QObject | None = None, *, frame_hz: float = 30.0,
                  capacity: int = DEFAULT_CAPACITY) -> None:
         super().__init__(parent)
-        self.worker: SimulationWorker | None = None
+        self.worker: ServerProcess | None = None  # the sim server child (None: none running)
+        self.frame_listeners: list = []  # called on the reader thread with every frame (the API server)
         self.telemetry = TelemetryRing(capacity=capacity)
         self.speed_name = "1x"
+        self.stop_reason = ""  # why the last sim server died ("" while one runs)
         self._lock = threading.Lock()
         self._latest: WorkbenchSnapshot | None = None
         self._shown: WorkbenchSnapshot | None = None
+        self._died: tuple[ServerProcess, str] | None = None  # set on the reader thread, handled on the UI's
+        self._silence_reported = False
+        self.heartbeat_timeout = HEARTBEAT_TIMEOUT_S  # seconds of silence before "not answering"
         self.frames = 0  # frames emitted on the UI thread
         self.fps = 0.0
         self._fps_window: list[float] = []
@@ -85,9 +85,9 @@ class SimBridge(QObject):
         self.dropped_events = 0  # gathered beyond MAX_PENDING_EVENTS (the UI fell far behind)
         self._debug_on = False
         self._debug_future: Future | None = None
-        self._last_yield = 0.0
-        self._ui_idle = threading.Event()
-        self._ui_idle.set()
+        self._frame_started = 0.0
+        self._next_frame = 0.0  # no frame before this (perf_counter seconds): see _frame_done
+        self.frame_cost = 0.0  # seconds the last frame took, its repaints included
         self.timer = QTimer(self)
         self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
         self.timer.timeout.connect(self._on_timer)
@@ -95,23 +95,46 @@ class SimBridge(QObject):
 
     # ------------------------------------------------------------------ lifecycle
     def load(self, doc: UsdDocument | None, reason: str = "scene opened") -> None:
-        """Project ``doc`` (None stops the simulation)."""
+        """Project ``doc`` in the sim server (None stops it); starts one when none runs."""
         if doc is None:
             self.shutdown()
             return
-        factory = flattened_factory(doc)
+        spec = stage_spec(doc)
         if self.worker is None:
-            self.worker = SimulationWorker(factory, speed=SPEEDS[self.speed_name])
-            self.worker.snapshot_ready.connect(self._on_snapshot)
-            self.worker.start()
+            self._start(spec)
         else:
-            self.worker.replace(factory)
+            self.worker.replace(spec)
         self.projectionRestarted.emit(reason)
         self._emit_events([LogLine(f"simulation projection restarted: {reason}")])
 
+    def restart(self, doc: UsdDocument | None) -> None:
+        """A new sim server for ``doc`` (the old one, stopped or not answering, is killed)."""
+        old = self.worker
+        if old is not None:
+            self._detach(old)
+            old.kill()
+        self.worker = None
+        self.telemetry.clear()
+        self.load(doc, "simulation restarted")
+
+    def _start(self, spec: dict) -> None:
+        worker = ServerProcess(spec, speed=SPEEDS[self.speed_name])
+        worker.frames.connect(self._on_frames)
+        worker.stopped.connect(self._on_stopped)
+        worker.faulted.connect(self._on_build_fault)
+        worker.start()
+        self.worker = worker
+        self.stop_reason = ""
+        self._silence_reported = False
+
+    def _detach(self, worker: ServerProcess) -> None:
+        worker.frames.disconnect(self._on_frames)
+        worker.stopped.disconnect(self._on_stopped)
+        worker.faulted.disconnect(self._on_build_fault)
+
     def shutdown(self) -> None:
         if self.worker is not None:
-            self.worker.snapshot_ready.disconnect(self._on_snapshot)
+            self._detach(self.worker)
             self.worker.stop()
             self.worker = None
         with self._lock:
@@ -185,20 +208,13 @@ class SimBridge(QObject):
         with self._lock:
             return self._latest
 
-    def _on_snapshot(self, snap: WorkbenchSnapshot) -> None:
-        """Worker thread, every tick: keep the newest and record the sample. No Qt calls here.
-
-        At max speed the worker would hold the GIL nearly all the time and the UI thread would
-        wait a switch interval for every call back into Python; so after each ``YIELD_EVERY_S``
-        of ticking the worker sleeps ``YIELD_FOR_S`` and the UI runs uncontended meanwhile."""
-        self.telemetry.append(snap.tick, snap.time, snap.port_keys, snap.port_values)
-        if self.speed_name == "max":
-            if not self._ui_idle.is_set():  # the UI is drawing a frame: let it run uncontended
-                self._ui_idle.wait(FRAME_PRIORITY_S)
-                self._last_yield = time.perf_counter()
-            elif time.perf_counter() - self._last_yield > YIELD_EVERY_S:
-                time.sleep(YIELD_FOR_S)
-                self._last_yield = time.perf_counter()
+    def _on_frames(self, snap: WorkbenchSnapshot, ticks: np.ndarray, times: np.ndarray, values: np.ndarray) -> None:
+        """The link's reader thread, once a frame (a batch of ticks): record every tick's sample,
+        keep the newest snapshot, gather events. No Qt calls here."""
+        if len(ticks):
+            self.telemetry.extend(ticks, times, snap.port_keys, values)
+        for listener in self.frame_listeners:
+            listener(snap, ticks, times, values)
         with self._lock:
             self._latest = snap
             if snap.diagnostics or snap.events:
@@ -207,17 +223,64 @@ class SimBridge(QObject):
                 self._events.extend(fresh[:max(room, 0)])
                 self.dropped_events += max(len(fresh) - max(room, 0), 0)
 
+    def _on_build_fault(self, diagnostic: Diagnostic) -> None:
+        """The link's reader thread: the projection could not be built (no snapshot says so)."""
+        with self._lock:
+            self._latest = None  # the old picture is not of this document
+            self._shown = None
+            self._events.append(DiagnosticEvent(0.0, diagnostic))
+
+    def _on_stopped(self, reason: str) -> None:
+        """The link's reader thread: the child is gone (handled on the UI thread's next timer)."""
+        with self._lock:
+            self._died = (self.worker, reason)
+
+    def _check_server(self) -> None:
+        """UI thread: report a dead or silent sim server."""
+        with self._lock:
+            died, self._died = self._died, None
+        if died is not None and died[0] is self.worker and self.worker is not None:
+            self._report_stopped(died[1])
+            return
+        worker = self.worker
+        if worker is None or not worker.wait_started(0):
+            return
+        silent = worker.silent_for
+        if silent > self.heartbeat_timeout and not self._silence_reported:
+            self._silence_reported = True
+            self._emit_events([DiagnosticEvent(self._latest.time if self._latest else 0.0, Diagnostic(
+                "warning", "simulation-not-answering",
+                f"the simulation has not answered for {silent:.0f} s (Simulation > Restart Simulation kills and "
+                "restarts it)", source="sim-server"))])
+            self.simulationUnresponsive.emit(silent)
+        elif silent < self.heartbeat_timeout:
+            self._silence_reported = False
+
+    def _report_stopped(self, reason: str) -> None:
+        self._detach(self.worker)
+        self.worker = None
+        self.stop_reason = reason
+        diag = Diagnostic("error", "simulation-stopped", f"simulation stopped: {reason}", source="sim-server")
+        with self._lock:
+            if self._latest is not None:  # keep the last picture, say why it no longer moves
+                self._latest = dataclasses.replace(self._latest, status="faulted", reason=diag.message,
+                                                   faults=(diag,), diagnostics=(), events=())
+            when = self._latest.time if self._latest is not None else 0.0
+        self._emit_events([DiagnosticEvent(when, diag)])
+        self.simulationStopped.emit(reason)
+
     def _emit_events(self, events: list) -> None:
         if events:
             self.events.emit(tuple(events))
 
-    def _on_timer(self) -> None:
+    def _on_timer(self, *, force: bool = False) -> None:
+        self._check_server()
         self._pump_debug()
         with self._lock:
             snap = self._latest
             events, self._events = self._events, []
         self._emit_events(events)
-        if snap is None or snap is self._shown:
+        if snap is None or snap is self._shown or (not force and time.perf_counter() < self._next_frame):
             return
         self._shown = snap
         self.frames += 1
@@ -226,15 +289,21 @@ class SimBridge(QObject):
         while self._fps_window and now - self._fps_window[0] > 1.0:
             self._fps_window.pop(0)
         self.fps = float(len(self._fps_window))
-        self._ui_idle.clear()  # released once the frame's updates and repaints are done
-        try:
-            self.frame.emit(snap)
-        finally:
-            QTimer.singleShot(0, self._ui_idle.set)
+        self._frame_started = now
+        self.frame.emit(snap)
+        QTimer.singleShot(0, self._frame_done)  # runs once the frame's updates and repaints are done
+
+    def _frame_done(self) -> None:
+        """Pace the frames to what they cost: drawing takes at most ``FRAME_SHARE`` of the UI
+        thread, so a slow frame (software GL, many plots) lowers the frame rate instead of
+        starving input and the event loop."""
+        cost = time.perf_counter() - self._frame_started
+        self.frame_cost = cost
+        self._next_frame = self._frame_started + min(cost / FRAME_SHARE, MAX_FRAME_GAP_S)
 
     def flush(self) -> None:
         """Emit the newest snapshot now (tests, screenshots)."""
-        self._on_timer()
+        self._on_timer(force=True)
 
 
 def _no_simulation() -> Future:

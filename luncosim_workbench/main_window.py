@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.overlays_on: set[str] = set()
         self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
+        self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
                                 open_path=self.open_path, parent=self)
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         self._mirror_timer.setInterval(100)
         self._mirror_timer.timeout.connect(self._check_mirrors)
         self.bridge.frame.connect(self._on_frame)
+        self.bridge.simulationStopped.connect(self._on_simulation_stopped)
         self.session.selection.changed.connect(self._on_selection)
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
@@ -188,7 +190,7 @@ class MainWindow(QMainWindow):
             "redo_label": j.redo_label() if j and j.can_redo else "",
             "selection": bool(self.session.selection.paths), "simulation": self.bridge.worker is not None,
             "viewport": self.viewport is not None, "perspective": self.perspective, "theme": self.theme,
-            "speed": self.bridge.speed_name,
+            "speed": self.bridge.speed_name, "api_server": self.api is not None,
         }
         ctx.update({f"overlay.{name}": True for name in self.overlays_on})
         return ctx
@@ -366,7 +368,10 @@ class MainWindow(QMainWindow):
         self._mirrors = [f for f in self._mirrors if not f.done()]
         if not self._mirrors:
             self._mirror_timer.stop()
-        if any(not f.result().ok for f in done):
+        # a mirror dropped by a rebuild is in the rebuilt projection already; a crash is reported apart
+        failed = [f for f in done if not f.result().ok
+                  and not any(d.code in ("command-dropped", "simulation-stopped") for d in f.result().diagnostics)]
+        if failed:
             self.session.log("the simulation could not apply the edit in place; restarting the projection")
             self._rebuild_timer.start()
 
@@ -480,9 +485,26 @@ class MainWindow(QMainWindow):
             self.layout_message = f"settings not saved: {exc}"
             self.session.log(self.layout_message)
 
+    def toggle_api_server(self) -> None:
+        """Serve the open scene over HTTP (luncosim_workbench/api_server.py), or stop serving."""
+        from luncosim_workbench.api_server import WorkbenchApi
+
+        if self.api is not None:
+            self.api.close()
+            self.api = None
+            self.session.log("API server stopped")
+        else:
+            self.api = WorkbenchApi(self.bridge, self.ctx.apply)
+            self.session.log(f"API server: listening on {self.api.url}")
+            self.session.log(f"API server: token: {self.api.token} (also in {self.api.token_file})")
+        self.refresh_actions()
+
     def shutdown(self) -> None:
         """Stop the simulation thread and every timer that could start it again."""
         self._closed = True
+        if self.api is not None:
+            self.api.close()
+            self.api = None
         self._rebuild_timer.stop()
         self.bridge.timer.stop()
         self.bridge.shutdown()
@@ -507,6 +529,17 @@ class MainWindow(QMainWindow):
             self.pause()
         else:
             self.play()
+
+    def restart_simulation(self) -> None:
+        """A new sim server for the open document (kills one that stopped answering)."""
+        self.bridge.restart(self.session.document)
+        self.session.log("simulation restarted")
+        self.refresh_actions()
+
+    def _on_simulation_stopped(self, reason: str) -> None:
+        self.notify(f"simulation stopped: {reason} (Simulation > Restart Simulation)")
+        self.session.log(f"simulation stopped: {reason}")
+        self.refresh_actions()
 
     def reset(self) -> None:
         self.bridge.reset()

@@ -3,7 +3,7 @@
 Callbacks receive the :class:`~luncosim_workbench.main_window.MainWindow`. Context keys the
 shell keeps current: ``document``, ``saveable``, ``can_undo``, ``can_redo``, ``undo_label``,
 ``redo_label``, ``selection``, ``simulation``, ``viewport``, ``perspective``, ``theme``,
-``speed``, ``overlay.<name>``.
+``speed``, ``api_server``, ``overlay.<name>``.
 """
 
 from __future__ import annotations
@@ -61,6 +61,13 @@ def shell_actions(overlay_names: tuple[str, ...] = ()) -> list[ActionSpec]:
                    (MenuPlace("transport", "1_transport", 30),), "step", "Advance one tick", enablement="simulation"),
         ActionSpec("sim.reset", "Reset", lambda w: w.reset(), "Ctrl+Shift+R", (MenuPlace("simulation", "1_transport", 50),),
                    (MenuPlace("transport", "1_transport", 40),), "reset", "Back to tick 0", enablement="simulation"),
+        ActionSpec("sim.restart", "Restart Simulation", lambda w: w.restart_simulation(), None,
+                   (MenuPlace("simulation", "3_server", 10),), icon="reset",
+                   tip="Start a new simulation process for the open scene (after a crash or a hang)",
+                   enablement="document"),
+        ActionSpec("view.api_server", "API Server", lambda w: w.toggle_api_server(), None,
+                   (MenuPlace("view", "5_api", 10),), checked="api_server",
+                   tip="Serve the open scene over HTTP on 127.0.0.1 (the token is printed in the console)"),
         ActionSpec("view.fit", "Fit View", lambda w: w.fit_view(), "F", (MenuPlace("view", "3_camera", 10),),
                    icon="fit", tip="Frame the selection (or the moving bodies)", enablement="viewport"),
         ActionSpec("view.fit_all", "Fit All", _fit_all, "Home", (MenuPlace("view", "3_camera", 20),), icon="fit_all",

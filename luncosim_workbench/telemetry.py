@@ -59,6 +59,26 @@ class TelemetryRing:
                 self.dropped += 1
             self._count += 1
 
+    def extend(self, ticks: np.ndarray, times: np.ndarray, keys: Sequence[str], values: np.ndarray) -> None:
+        """Append many samples (one row each, ``values`` shaped (n, P)): a sim server's frame.
+        Rows that only move forward are written in one go; anything else goes row by row."""
+        n = len(ticks)
+        with self._lock:
+            last = self._ticks[(self._count - 1) % self.capacity] if self._count else None
+            simple = (n and tuple(keys) == self.keys and (last is None or ticks[0] > last)
+                      and (n == 1 or bool(np.all(np.diff(ticks) > 0))))
+            if simple:
+                rows = np.arange(self._count, self._count + n) % self.capacity
+                keep = slice(max(0, n - self.capacity), n)  # more rows than the ring holds: the newest
+                self._ticks[rows[keep]] = ticks[keep]
+                self._times[rows[keep]] = times[keep]
+                self._values[rows[keep], :] = values[keep]
+                self.dropped += max(0, self._count + n - self.capacity) - max(0, self._count - self.capacity)
+                self._count += n
+                return
+        for i in range(n):
+            self.append(int(ticks[i]), float(times[i]), keys, values[i])
+
     def clear(self) -> None:
         with self._lock:
             self._reset(self.keys)

@@ -19,6 +19,7 @@ from luncosim_core.api.commands import (
     ReleasePorts,
     SetEnvironmentLight,
     SetPorts,
+    StateHash,
     from_name,
 )
 from luncosim_core.api.events import ConsoleLine, Notification, SimEvent
@@ -28,6 +29,6 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 __all__ = [
     "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
-    "Pose", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts", "SimEvent",
+    "Pose", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts", "SimEvent", "StateHash",
     "SimTime", "WorkbenchSnapshot", "from_name",
 ]

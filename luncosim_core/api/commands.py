@@ -134,6 +134,14 @@ class PhysicsDebugInfo(Query):
 
 
 @dataclass(frozen=True)
+class StateHash(Query):
+    """The SHA-256 over everything that determines the future (the ``luncosim run --hash-every``
+    checkpoint hash) and the tick it was taken at: ``{"tick", "hash"}``."""
+
+    name: ClassVar[str] = "StateHash"
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What a command or query returned: ``ok`` with a value, or diagnostics saying why not."""
 
@@ -150,7 +158,8 @@ class CommandResult:
 
 _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel,
                                  ReadPorts, ListPorts, QueryUsdPrim,
-                                 ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo)}
+                                 ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
+                                 StateHash)}
 
 
 def from_name(name: str, params: dict[str, Any]) -> Command | Query:

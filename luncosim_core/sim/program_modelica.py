@@ -367,21 +367,38 @@ class ModelicaProgram:
                         math.nan))
         return out
 
+    def _slots(self, reg) -> tuple[list, list]:
+        """Registry slots of the inputs (name, slot, is-a-parameter) and the outputs (slot, model
+        variable, port name), computed once per registry, interface and port surface (not every step)."""
+        key = (reg, self.interface, self.declared_in, len(self.declared_in), self.declared_out, self.implicit_out)
+        if getattr(self, "_slot_key", None) != key:
+            params = {v.name for v in self.interface.parameters} if self.interface else set()
+            ins = [(name, reg.index[port_key(self.prim_path, name)],
+                    name in params and self.interface.input(name) is None) for name in self.declared_in]
+            outs = []
+            for name in (*self.declared_out, *self.implicit_out):
+                i = reg.index.get(port_key(self.prim_path, name))
+                if i is not None:
+                    outs.append((i, _model_name(name), name))
+            self._slot_cache = (ins, outs)
+            self._slot_key = key
+        return self._slot_cache
+
     def step(self, sim) -> None:
         p = self.participant
         if p is None or sim.tick_count % self.every:
             return
         reg = sim.registry
-        inputs: dict[str, float] = {}
-        params = {v.name for v in self.interface.parameters} if self.interface else set()
-        missing = []
         if getattr(p, "terminated", ""):
             self._note_ended(sim, p)
             return
-        for name in self.declared_in:
-            i = reg.index[port_key(self.prim_path, name)]
-            v = reg.values[i]
-            if name in params and self.interface.input(name) is None:
+        ins = self._slots(reg)[0]
+        values = reg.values
+        inputs: dict[str, float] = {}
+        missing = []
+        for name, i, is_param in ins:
+            v = values[i]
+            if is_param:
                 if not math.isnan(v) and self._params_sent.get(name) != v:
                     self._set_parameter(reg, i, name, float(v))
                 continue
@@ -419,17 +436,17 @@ class ModelicaProgram:
         t = 1) is an error naming the variable and prim, and the port holds no sample (NaN =
         pending), so consumers wait visibly rather than compute with inf or keep a stale value."""
         outs = p.outputs()
-        for name in (*self.declared_out, *self.implicit_out):
-            i = reg.index.get(port_key(self.prim_path, name))
-            var = _model_name(name)
-            if i is None or var not in outs:
+        values = reg.values
+        for i, var, name in self._slots(reg)[1]:
+            if var not in outs:
                 continue
             value = outs[var]
             if math.isfinite(value):
-                reg.values[i] = value
-                self._nonfinite.discard(name)
+                values[i] = value
+                if self._nonfinite:
+                    self._nonfinite.discard(name)
                 continue
-            reg.values[i] = math.nan
+            values[i] = math.nan
             if name not in self._nonfinite:
                 self._nonfinite.add(name)
                 self._diags.append(Diagnostic(

@@ -15,6 +15,7 @@ from luncosim_core.api.commands import (
     Query,
     QueryUsdPrim,
     ReadPorts,
+    StateHash,
 )
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import port_key
@@ -59,6 +60,8 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, sim.trace.explain(q.target, q.correlation_id, sim))
     if isinstance(q, PhysicsDebugInfo):
         return CommandResult(True, sim.world.debug_info() if sim.world is not None else None)
+    if isinstance(q, StateHash):
+        return CommandResult(True, {"tick": sim.tick_count, "hash": sim.state_hash()})
     if isinstance(q, LintReport):
         from luncosim_core.lint import lint_report, run_lint
 

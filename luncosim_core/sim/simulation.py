@@ -559,9 +559,8 @@ class Simulation:
     def _physics_step(self) -> None:
         world = self.world
         values = self.registry.values
-        held = self.registry.held
         last = self._last_written
-        wired = self._wired
+        held, wired = self.registry.held, self._wired
         for i, path, name in self._commands:
             if i not in held and i not in wired:
                 continue

@@ -189,7 +189,7 @@ class SimulationWorker:
         except Exception as exc:
             self._fail(exc)
             return
-        if self._steps > 0:
+        if self._steps > 0 and advanced:  # a step waits out admission (a compile), it is not lost
             self._steps -= 1
         now = time.perf_counter()
         window = self._window
@@ -234,9 +234,20 @@ class SimulationWorker:
     def _on_speed(self, speed: float | None) -> None:
         self._speed = speed
 
+    def _drop_pending(self, why: str) -> None:
+        """Commands queued but not admitted resolve with an error: none is left hanging."""
+        sim = self.sim
+        while sim is not None and sim.pending:
+            _seq, cmd, ticket = sim.pending.popleft()
+            if ticket is not None:
+                ticket(CommandResult.error(Diagnostic("error", "command-dropped",
+                                                      f"{cmd.name} was not admitted: the simulation was {why}",
+                                                      source="runtime")))
+
     def _on_reset(self) -> None:
         self._running = False
         self._steps = 0
+        self._drop_pending("reset")
         if self.sim is None:
             return
         try:
@@ -249,9 +260,11 @@ class SimulationWorker:
     def _on_replace(self, factory: Callable[[], Simulation]) -> None:
         self._running = False
         self._steps = 0
+        self._drop_pending("rebuilt")
+        if self.sim is not None:
+            self.sim.close()
+            self.sim = None  # a closed projection must not be published or asked anything
         try:
-            if self.sim is not None:
-                self.sim.close()
             self.sim = factory()
         except Exception as exc:
             self._fail(exc)

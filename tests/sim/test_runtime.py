@@ -206,6 +206,20 @@ def test_worker_pauses_keep_commands_queued_and_publish(drop_scene):
     worker.stop()
 
 
+def test_commands_queued_at_a_reset_or_rebuild_resolve_with_an_error(drop_scene):
+    worker = SimulationWorker(lambda: open_simulation(drop_scene), speed=None)
+    worker.start()
+    queued = worker.send(SetPorts(target="/W/Panel", writes={"gain": 4.0}))  # paused: not admitted
+    worker.reset()
+    result = queued.result(timeout=10)
+    assert not result.ok and result.diagnostics[0].code == "command-dropped"
+    assert "SetPorts was not admitted: the simulation was reset" in result.diagnostics[0].message
+    again = worker.send(SetPorts(target="/W/Panel", writes={"gain": 2.0}))
+    worker.replace(lambda: open_simulation(drop_scene))
+    assert again.result(timeout=10).diagnostics[0].code == "command-dropped"
+    worker.stop()
+
+
 def test_worker_exception_becomes_a_faulted_status(drop_scene):
     def boom():
         raise RuntimeError("engine on fire")

@@ -79,7 +79,8 @@ def test_menus_come_from_the_registry(window):
     titles = [a.text() for a in window.menuBar().actions()]
     assert titles == ["&File", "&Edit", "&View", "&Simulation"]
     sim = [a.text() for a in window.qt_actions.menus["simulation"].actions()]
-    assert sim == ["Play / Pause", "Play", "Pause", "Step", "Reset", "", "Speed 1x", "Speed 2x", "Speed 4x", "Speed max"]
+    assert sim == ["Play / Pause", "Play", "Pause", "Step", "Reset", "", "Speed 1x", "Speed 2x", "Speed 4x", "Speed max", "",
+                   "Restart Simulation"]
     assert [a.text() for a in window.qt_actions.menus["view/overlays"].actions()] == [
         "Joints", "Colliders", "Contacts", "Com", "Escaped", "Labels"]
     assert [a.text() for a in window.transport.actions()][:4] == ["Play", "Pause", "Step", "Reset"]

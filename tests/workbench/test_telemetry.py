@@ -75,3 +75,26 @@ def test_csv_has_every_sample_and_empty_cells_for_pending(tmp_path):
 def test_capacity_must_be_positive():
     with pytest.raises(ValueError, match="capacity"):
         TelemetryRing(KEYS, capacity=0)
+
+
+def frame_rows(ticks):
+    ticks = np.asarray(list(ticks), dtype=np.int64)
+    return ticks, ticks / 60.0, np.stack([ticks, -ticks], axis=1).astype(float)
+
+
+def test_a_frame_of_rows_equals_the_same_rows_appended_one_by_one():
+    one, batch = TelemetryRing(KEYS, capacity=5), TelemetryRing(KEYS, capacity=5)
+    fill(one, range(1, 13))
+    batch.extend(*frame_rows(range(1, 4))[:2], KEYS, frame_rows(range(1, 4))[2])
+    batch.extend(*frame_rows(range(4, 13))[:2], KEYS, frame_rows(range(4, 13))[2])  # more rows than the ring holds
+    for a, b in zip(one.read(), batch.read(), strict=True):
+        assert a.tolist() == b.tolist()
+    assert (batch.total, batch.dropped) == (one.total, one.dropped) == (12, 7)
+
+
+def test_a_frame_that_goes_back_in_time_resets_like_single_rows():
+    ring = TelemetryRing(KEYS, capacity=10)
+    ring.extend(*frame_rows(range(1, 6))[:2], KEYS, frame_rows(range(1, 6))[2])
+    ticks, times, values = frame_rows([5, 1, 2])  # the same tick again, then a reset simulation
+    ring.extend(ticks, times, KEYS, values)
+    assert ring.read()[0].tolist() == [1, 2]

@@ -41,6 +41,9 @@ def test_writing_an_input_in_the_ports_panel_reaches_the_simulation(opened, qtbo
     opened.bridge.step(1)
     result = wait_future(qtbot, fut)
     assert result.ok and result.tick is not None
+    # admitted as its tick starts (a tick still waiting for the compile admits too): the trace
+    # calls it admitted once that tick has run
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick >= result.tick, timeout=30000)
     qtbot.waitUntil(lambda: "admitted at tick" in ports.status.text(), timeout=5000)
     read = wait_future(qtbot, opened.bridge.query(ReadPorts(AXLE_FL, ("target_velocity",))))
     assert read.ok and read.value["target_velocity"]["value"] == -2.5
