@@ -13,10 +13,12 @@ from luncosim_core.api.commands import (
     ListConnections,
     ListPorts,
     PhysicsDebugInfo,
+    PossessVessel,
     Query,
     QueryUsdPrim,
     ReadPorts,
     ReleasePorts,
+    ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
     StateHash,
@@ -29,6 +31,6 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 __all__ = [
     "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
-    "Pose", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts", "SimEvent", "StateHash",
+    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight", "SetPorts", "SimEvent", "StateHash",
     "SimTime", "WorkbenchSnapshot", "from_name",
 ]
