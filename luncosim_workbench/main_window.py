@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 from superqt import QElidingLabel
 
-from luncosim_core.api import ApplyOp
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
+from luncosim_core.sim.mirror import edit_command
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
@@ -350,14 +350,15 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.refresh_actions()
         self.session.diagnostics_changed.emit()  # lint follows the edit
-        if _mirrorable(op) and self.bridge.worker is not None:
-            # the same typed op, applied between ticks on the simulation's copy: motion carries on
-            self._mirrors.append(self.bridge.send(ApplyOp(op=op)))
+        if self.bridge.worker is not None:
+            # applied between ticks on the simulation's copy (the op, or a fresh flattened copy for
+            # structural edits and undo/redo): the clock and the motion carry on
+            self._mirrors.append(self.bridge.send(edit_command(self.session.document.stage, op)))
             self._mirror_timer.start()
-            if self.viewport is not None:
-                self._refresh_viewport_stage()
-            return
-        self._rebuild_timer.start()  # undo/redo describe this document's layers: re-project
+        else:
+            self._rebuild_timer.start()
+        if self.viewport is not None:
+            self._refresh_viewport_stage()
 
     def _check_mirrors(self) -> None:
         """A mirrored edit the simulation could not apply falls back to a full re-projection."""
@@ -581,14 +582,3 @@ class MainWindow(QMainWindow):
             self.apply_perspective(layouts.DEFAULT_PERSPECTIVE)
             return False
         return True
-
-
-def _mirrorable(op) -> bool:
-    """Forward edits can be replayed on the simulation's copy; undo/redo restores cannot."""
-    from luncosim_core.usd.ops import Batch, RestoreSpecs
-
-    if isinstance(op, RestoreSpecs):
-        return False
-    if isinstance(op, Batch):
-        return all(_mirrorable(o) for o in op.ops)
-    return True

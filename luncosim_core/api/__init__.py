@@ -19,6 +19,7 @@ from luncosim_core.api.commands import (
     ReleasePorts,
     SetEnvironmentLight,
     SetPorts,
+    SyncStage,
     from_name,
 )
 from luncosim_core.api.events import ConsoleLine, Notification, SimEvent
@@ -29,5 +30,5 @@ __all__ = [
     "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
     "Pose", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "SetEnvironmentLight", "SetPorts", "SimEvent",
-    "SimTime", "WorkbenchSnapshot", "from_name",
+    "SimTime", "SyncStage", "WorkbenchSnapshot", "from_name",
 ]
