@@ -13,7 +13,16 @@ from luncosim_core.sim.programs import program_participants
 from luncosim_core.sim.simulation import Simulation
 from luncosim_core.twin import open_path
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import AddPrim, AddReference, Batch, RenamePrim, RemovePrim, SetApiSchemas, SetAttribute, SetTransform
+from luncosim_core.usd.ops import (
+    AddPrim,
+    AddReference,
+    Batch,
+    RemovePrim,
+    RenamePrim,
+    SetApiSchemas,
+    SetAttribute,
+    SetTransform,
+)
 
 SCENE = """#usda 1.0
 (
