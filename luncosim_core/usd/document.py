@@ -21,6 +21,7 @@ from luncosim_core.twin.roots import AssetRoots
 from luncosim_core.usd.compose import compose, open_layer
 from luncosim_core.usd.journal import Journal
 from luncosim_core.usd.ops import Op, OpError
+from luncosim_core.usd.usda_merge import merge_edits
 
 
 class ExternalChangeConflict(DiagnosticError):
@@ -40,6 +41,15 @@ class FileStamp:
             return FileStamp(st.st_mtime_ns, st.st_size, hashlib.sha256(path.read_bytes()).hexdigest())
         except FileNotFoundError:
             return None
+
+
+def _read_text(path: Path) -> str | None:
+    """The file's text as it is on disk (None for a binary crate or an unreadable file)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if text.startswith("PXR-USDC") else text
 
 
 class UsdDocument:
@@ -95,6 +105,8 @@ class UsdDocument:
         self.missing = composed.missing
         self._stamp = FileStamp.of(self.path)
         self._base_saved_text = base.ExportToString()
+        self._file_text = _read_text(self.path)
+        self._forms: dict = {}  # how the file wrote statements (see merge_edits)
 
     def layer_for(self, target: str) -> Sdf.Layer:
         if target == "base":
@@ -153,7 +165,11 @@ class UsdDocument:
             )
         base_text = self.base.ExportToString()
         if base_text != self._base_saved_text:
-            atomic_write_text(self.path, base_text)
+            # only the statements the edits changed are spliced into the file's own text
+            file_text = merge_edits(self._file_text, self._base_saved_text, base_text, self._forms) \
+                if self._file_text is not None else base_text
+            atomic_write_text(self.path, file_text)
+            self._file_text = file_text
             self._base_saved_text = base_text
             self._stamp = FileStamp.of(self.path)
         self._saved_state = self.journal.state
