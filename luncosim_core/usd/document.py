@@ -9,6 +9,7 @@ runtime and view are sublayers of the session layer, so they compose stronger th
 from __future__ import annotations
 
 import hashlib
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,18 @@ from luncosim_core.usd.usda_merge import merge_edits
 
 class ExternalChangeConflict(DiagnosticError):
     """The file changed on disk while the document has unsaved edits."""
+
+
+class DocumentInUse(DiagnosticError):
+    """Another open document holds the file with unsaved edits (share it or close it first)."""
+
+
+class DocumentClosed(DiagnosticError):
+    """The document was closed (or a newer document took its file over); it edits nothing."""
+
+
+# one document per file: the live documents by resolved path (a closed or collected one leaves)
+_OPEN: weakref.WeakValueDictionary[Path, UsdDocument] = weakref.WeakValueDictionary()
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,14 @@ class UsdDocument:
         persist_runtime: bool = False,
     ) -> None:
         self.path = Path(scene).resolve()
+        self.closed_reason = ""
+        holder = _OPEN.get(self.path)
+        if holder is not None and holder.dirty:
+            raise DocumentInUse(Diagnostic(
+                "error", "usd-document-in-use",
+                f"{self.path} is already open in another document with {holder.unsaved_edits} unsaved "
+                "edit(s); save or close that one first, or share it (UsdDocument.shared)",
+                layer=str(self.path), source="usd"))
         self.roots = roots
         self.policy = policy
         self.runtime_sidecar = runtime_sidecar
@@ -78,6 +99,35 @@ class UsdDocument:
         self._stamp: FileStamp | None = None
         self._runtime_saved_text = ""
         self._open()
+        if holder is not None:  # clean: this document takes the file over; the old one edits no more
+            holder.close(f"{self.path} was opened again by a newer document")
+        _OPEN[self.path] = self
+
+    @classmethod
+    def shared(cls, scene: str | Path, roots: AssetRoots, **kw) -> UsdDocument:
+        """The open document of ``scene`` when there is one (its journal, its unsaved edits), else a
+        new one: every panel and client of a file edits the same document."""
+        holder = _OPEN.get(Path(scene).resolve())
+        return holder if holder is not None else cls(scene, roots, **kw)
+
+    def close(self, reason: str = "the document was closed") -> None:
+        """Release the file (unsaved edits are dropped: ask first); further edits are refused."""
+        self.closed_reason = reason
+        if _OPEN.get(self.path) is self:
+            del _OPEN[self.path]
+
+    def _check_open(self) -> None:
+        if self.closed_reason:
+            raise DocumentClosed(Diagnostic("error", "usd-document-closed", f"{self.closed_reason}; this copy edits nothing",
+                                            layer=str(self.path), source="usd"))
+
+    @property
+    def unsaved_edits(self) -> int:
+        """How many journal entries differ from the saved state (0 when clean)."""
+        if not self.dirty:
+            return 0
+        states = [e.serial for e in self.journal.entries()[: self.journal.position]]
+        return len(states) - (states.index(self._saved_state) + 1 if self._saved_state in states else 0) or 1
 
     # -- building ----------------------------------------------------------------------
     def _open(self) -> None:
@@ -119,18 +169,21 @@ class UsdDocument:
     def apply(self, op: Op, *, author: str = "user") -> Op:
         """Apply a typed op, journal it with its ``author`` (``user``, ``api``, ``script``), return
         its inverse. Raises :class:`OpError`."""
+        self._check_open()
         inverse = op.apply(self)
         self.journal.record(op, inverse, author)
         self.changed.emit(op)
         return inverse
 
     def undo(self) -> bool:
+        self._check_open()
         entry = self.journal.undo(lambda inv: inv.apply(self))
         if entry is not None:
             self.changed.emit(entry.inverse)
         return entry is not None
 
     def redo(self) -> bool:
+        self._check_open()
         entry = self.journal.redo(lambda op: op.apply(self))
         if entry is not None:
             self.changed.emit(entry.op)
@@ -157,6 +210,7 @@ class UsdDocument:
     # -- persistence -------------------------------------------------------------------
     def save(self, *, overwrite_external: bool = False) -> None:
         """Write the base layer atomically (and the runtime sidecar when persisted)."""
+        self._check_open()
         if self.dirty and self.external_change() and not overwrite_external:
             raise ExternalChangeConflict(
                 Diagnostic("error", "usd-external-change",
