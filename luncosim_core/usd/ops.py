@@ -258,6 +258,36 @@ class SetConnection(Op):
 
 
 @dataclass(frozen=True)
+class SetRelationship(Op):
+    """Author ``<prim>.<name> = [targets]`` (a joint's bodies, a material binding)."""
+
+    kind: ClassVar[str] = "set-relationship"
+    path: str = ""
+    name: str = ""
+    targets: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        return f"relate {self.path}.{self.name}"
+
+    def check(self, doc):
+        prim = _prim(self, doc, self.path)
+        if not Sdf.Path.IsValidNamespacedIdentifier(self.name):
+            raise _fail(self, f"'{self.name}' is not a valid relationship name")
+        if prim.GetAttribute(self.name):
+            raise _fail(self, f"{self.path}.{self.name} is an attribute, not a relationship")
+        for t in self.targets:
+            if not Sdf.Path.IsValidPathString(t) or not doc.stage.GetObjectAtPath(t):
+                raise _fail(self, f"target {t} does not exist")
+
+    def capture(self, doc, layer):
+        return _capture_property(layer, self.path, self.name)
+
+    def do(self, doc, layer):
+        rel = doc.stage.GetPrimAtPath(self.path).CreateRelationship(self.name, False)
+        rel.SetTargets([Sdf.Path(t) for t in self.targets])
+
+
+@dataclass(frozen=True)
 class AddPrim(Op):
     kind: ClassVar[str] = "add-prim"
     path: str = ""
