@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.create import create, create_joint, create_reference
+from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import AddPrim, AddReference, Batch, MovePrim, RemovePrim
 from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext
