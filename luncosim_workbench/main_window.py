@@ -27,7 +27,7 @@ from superqt import QElidingLabel
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.sim.mirror import edit_command
+from luncosim_core.sim.mirror import edit_command, touched_paths
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
@@ -119,6 +119,8 @@ class MainWindow(QMainWindow):
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
             self.viewport.primClicked.connect(lambda p: self.session.selection.set([p] if p else []))
+            self.viewport.transformPreview.connect(self._preview_transform)
+            self.viewport.transformDragged.connect(self._commit_transform)
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
@@ -358,7 +360,53 @@ class MainWindow(QMainWindow):
         else:
             self._rebuild_timer.start()
         if self.viewport is not None:
+            self._update_viewport_prims(op)
+
+    def _update_viewport_prims(self, op) -> None:
+        """Redraw what an edit touched (a full reload, which re-frames the camera, only when the
+        edit reaches the root)."""
+        from pxr import Sdf
+
+        paths = {str(Sdf.Path(p).GetPrimPath()) for p in touched_paths(op) if Sdf.Path.IsValidPathString(p)}
+        if not paths or "/" in paths:
             self._refresh_viewport_stage()
+            return
+        try:
+            self.viewport.update_prims(sorted(paths))
+        except Exception as exc:
+            self.notify(f"viewport could not show the edit: {exc}")
+
+    # ------------------------------------------------------------------ the transform gizmo
+    _GIZMO_ATTRS = {"translate": "xformOp:translate", "rotate": "xformOp:rotateXYZ"}
+
+    def _preview_transform(self, path: str, kind: str, value: tuple) -> None:
+        """While dragging: the moved prim shows through the view layer (never saved, never journaled)."""
+        doc = self.session.document
+        prim = doc.stage.GetPrimAtPath(path) if doc is not None else None
+        if not prim:
+            return
+        attr = self._GIZMO_ATTRS[kind]
+        existing = prim.GetAttribute(attr)
+        doc.set_view(path, attr, value, str(existing.GetTypeName()) if existing else "double3")
+        order = list(prim.GetAttribute("xformOpOrder").Get() or []) if prim.GetAttribute("xformOpOrder") else []
+        if attr not in order:
+            doc.set_view(path, "xformOpOrder", [attr] + order if kind == "translate" else order + [attr], "token[]")
+        self.viewport.update_prims([path])
+
+    def _commit_transform(self, path: str, kind: str, value: tuple) -> None:
+        """The drag ended: one SetTransform op by the user (the preview is dropped first)."""
+        from luncosim_core.usd.ops import OpError, SetTransform
+
+        doc = self.session.document
+        if doc is None:
+            return
+        doc.clear_view(path, (*self._GIZMO_ATTRS.values(), "xformOpOrder"))
+        op = SetTransform(path=path, translate=value) if kind == "translate" else SetTransform(path=path, rotate_xyz=value)
+        try:
+            doc.apply(op, author="user")
+        except OpError as exc:
+            self.notify("; ".join(d.message for d in exc.diagnostics))
+            self.viewport.update_prims([path])
 
     def _check_mirrors(self) -> None:
         """A mirrored edit the simulation could not apply falls back to a full re-projection."""

@@ -196,6 +196,16 @@ class UsdDocument:
             attr = prim.GetAttribute(name) or prim.CreateAttribute(name, Sdf.ValueTypeNames.Find(type_name))
             attr.Set(value)
 
+    def clear_view(self, path: str, names: tuple[str, ...]) -> None:
+        """Drop presentation written with :meth:`set_view` (the named properties of ``path``)."""
+        spec = self.view.GetPrimAtPath(path)
+        if not spec:
+            return
+        for name in names:
+            prop = spec.properties.get(name)
+            if prop is not None:
+                spec.RemoveProperty(prop)
+
     # -- state -------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:

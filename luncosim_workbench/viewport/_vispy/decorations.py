@@ -108,3 +108,29 @@ class AxesGizmo:
         g = self.view.camera
         if g.azimuth != cam.azimuth or g.elevation != cam.elevation:
             g.azimuth, g.elevation = cam.azimuth, cam.elevation
+
+
+class ManipulatorAdapter:
+    """The transform gizmo's handles (one polyline per axis), drawn over the scene."""
+
+    ACTIVE = (1.0, 0.85, 0.2, 1.0)
+
+    def __init__(self, parent) -> None:
+        self.lines = []
+        for color in AXIS_COLORS:
+            line = scene.visuals.Line(pos=np.zeros((2, 3), np.float32), color=color, width=4, method="gl",
+                                      parent=parent)
+            line.set_gl_state(depth_test=False, blend=True)
+            line.order = 100  # after the scene
+            line.visible = False
+            self.lines.append(line)
+
+    def show(self, polylines, active: int | None = None) -> None:
+        """``polylines``: one (N, 3) array per axis (view frame), or None to hide."""
+        for i, line in enumerate(self.lines):
+            if polylines is None:
+                line.visible = False
+                continue
+            line.set_data(pos=np.asarray(polylines[i], np.float32),
+                          color=self.ACTIVE if i == active else AXIS_COLORS[i])
+            line.visible = True
