@@ -206,6 +206,15 @@ class UsdDocument:
             if prop is not None:
                 spec.RemoveProperty(prop)
 
+    def clear_views(self, name: str) -> None:
+        """Drop one presentation property (``name``) from every prim of the view layer."""
+        paths = []
+        self.view.Traverse(Sdf.Path.absoluteRootPath,
+                           lambda p: paths.append(p) if p.IsPropertyPath() and p.name == name else None)
+        for path in paths:
+            spec = self.view.GetPrimAtPath(path.GetPrimPath())
+            spec.RemoveProperty(spec.properties[name])
+
     # -- state -------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
