@@ -69,6 +69,7 @@ class UsdDocument:
     """A scene document: composed stage, typed ops, shared journal, atomic save."""
 
     changed = Signal(object)  # the op (or inverse) just applied
+    target_changed = Signal(str)  # the shared edit target ("base" or "runtime") changed
     saved = Signal(str)
     reloaded = Signal()
 
@@ -83,6 +84,7 @@ class UsdDocument:
     ) -> None:
         self.path = Path(scene).resolve()
         self.closed_reason = ""
+        self._edit_target = "base"
         holder = _OPEN.get(self.path)
         if holder is not None and holder.dirty:
             raise DocumentInUse(Diagnostic(
@@ -157,6 +159,17 @@ class UsdDocument:
         self._base_saved_text = base.ExportToString()
         self._file_text = _read_text(self.path)
         self._forms: dict = {}  # how the file wrote statements (see merge_edits)
+
+    @property
+    def edit_target(self) -> str:
+        """Where panels author their edits ("base" or "runtime"), shared by every panel."""
+        return self._edit_target
+
+    def set_edit_target(self, target: str) -> None:
+        self.layer_for(target)  # raises OpError for an unknown target
+        if target != self._edit_target:
+            self._edit_target = target
+            self.target_changed.emit(target)
 
     def layer_for(self, target: str) -> Sdf.Layer:
         if target == "base":

@@ -122,6 +122,7 @@ class PropertyInspector(QWidget):
         self.target.addItems(["base", "runtime"])
         self.target.setToolTip("base: the scene file (saved). runtime: durable edits kept beside it.")
         top.addWidget(self.target)
+        self.target.currentTextChanged.connect(self._on_target_chosen)
         layout.addLayout(top)
         self.variants = QFormLayout()
         layout.addLayout(self.variants)
@@ -150,9 +151,18 @@ class PropertyInspector(QWidget):
     def set_edit_target(self, target: str) -> None:
         self.target.setCurrentText(target)
 
+    def _on_target_chosen(self, target: str) -> None:
+        if self.document is not None and target:
+            self.document.set_edit_target(target)  # every panel edits there
+
     # ------------------------------------------------------------------ content
     def set_document(self, doc: UsdDocument | None) -> None:
+        if self.document is not None:
+            self.document.target_changed.disconnect(self.set_edit_target)
         self.document = doc
+        if doc is not None:
+            doc.target_changed.connect(self.set_edit_target)
+            self.set_edit_target(doc.edit_target)
         self.prim_path = ""
         self.refresh()
 
