@@ -38,7 +38,6 @@ class Statement:
     header_end: int = 0  # prims: offset of the body's "{"
     body: list[Statement] = field(default_factory=list)
     body_start: int = 0  # just past "{"
-    body_end: int = 0  # at the closing "}"
 
 
 # ------------------------------------------------------------------------------------ scanning
@@ -128,7 +127,7 @@ def _statement(text: str, i: int, end: int) -> Statement:
         close = _matching(text, brace, end)
         name = _quoted_name(text[i:brace])
         body = _statements(text, brace + 1, close)
-        return Statement(("prim", name), i, close + 1, text[i:close + 1], brace, body, brace + 1, close)
+        return Statement(("prim", name), i, close + 1, text[i:close + 1], brace, body, brace + 1)
     if word == "variantSet":
         eq = _scan(text, i, end, "=")
         brace = _scan(text, eq + 1, end, "{")

@@ -111,7 +111,8 @@ def build_graph(stage: Usd.Stage, root: str, positions: dict[str, tuple[float, f
         ins, outs = _ports(prim)
         body = prim.HasAPI(UsdPhysics.RigidBodyAPI)
         if ins or outs or body:
-            graph.nodes[path] = Node(path, prim.GetName(), ins, outs, body)
+            title = path[len(root):].lstrip("/") if root != "/" and path.startswith(root + "/") else prim.GetName()
+            graph.nodes[path] = Node(path, title or prim.GetName(), ins, outs, body)
         if prim.IsA(UsdPhysics.Joint):
             joint = UsdPhysics.Joint(prim)
             b0, b1 = joint.GetBody0Rel().GetTargets(), joint.GetBody1Rel().GetTargets()

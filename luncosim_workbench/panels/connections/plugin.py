@@ -22,6 +22,6 @@ PANEL = PanelSpec(
     ),
     perspectives={
         "Build": DockPlacement("bottom", 1),
-        "Debug": DockPlacement("bottom", 2, visible=False),
+        "Debug": DockPlacement("bottom", 2),
     },
 )

@@ -8,7 +8,7 @@ saved, never journaled). While the simulation runs, each wire shows its value.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
@@ -386,6 +386,3 @@ class ConnectionsCanvas(PanelWidget):
             src = item.wire.source
             value = snapshot.port(f"{item.wire.source_prim}.{src.rpartition(':')[2]}")
             item.value.setText("" if value is None else f"{value:.4g}")
-
-    def scene_rect(self) -> QRectF:
-        return self.scene.itemsBoundingRect()

@@ -23,6 +23,6 @@ PANEL = PanelSpec(
     ),
     perspectives={
         "Build": DockPlacement("left", 0),
-        "Debug": DockPlacement("left", 0, visible=False),
+        "Debug": DockPlacement("left", 1),
     },
 )
