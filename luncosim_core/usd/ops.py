@@ -471,7 +471,7 @@ class SetTransform(Op):
             attr = prim.GetAttribute(attr_name)
             vt = attr.GetTypeName() if attr else Sdf.ValueTypeNames.Double3
             if not attr or not layer.GetPropertyAtPath(attr.GetPath()):
-                attr = prim.CreateAttribute(attr_name, vt)
+                attr = prim.CreateAttribute(attr_name, vt, False)  # a schema property, not custom
             attr.Set(vt.type.pythonClass(*value))
             if attr_name not in order:
                 order.append(attr_name)
