@@ -91,3 +91,10 @@ def test_keys_switch_to_rotate_rings_and_local_axes(window, qtbot):
     assert len(lines) == 3 and len(lines[0]) > 10  # rings
     vp.set_manipulator(mode="translate", space="world")
     assert len(vp.manipulator_handles()[2][0]) == 2
+
+
+def test_the_corner_triad_follows_the_stage_up_axis(window):
+    # the practice yard is Y-up: the triad's Y label points up the screen (+Z of the view frame)
+    labels = window.viewport.viewport.gizmo.labels.pos
+    assert list(labels[1]) == pytest.approx([0.0, 0.0, 1.25])
+    assert list(labels[2]) == pytest.approx([0.0, -1.25, 0.0])

@@ -65,6 +65,7 @@ class ViewportCanvas:
     # ------------------------------------------------------------------ content
     def set_stage(self, stage) -> None:
         self.model.load(stage)
+        self.gizmo.set_stage_axes(self.model.stage_to_view)
         self._sync_meshes()
         b = self.model.bounds()
         if b is not None:

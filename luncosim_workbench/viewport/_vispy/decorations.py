@@ -95,6 +95,15 @@ class AxesGizmo:
         self._canvas = canvas
         self._place()
 
+    def set_stage_axes(self, stage_to_view: np.ndarray) -> None:
+        """Point X, Y, Z along the stage's own axes (a Y-up stage shows Y up)."""
+        rot = np.asarray(stage_to_view, np.float64)[:3, :3]
+        dirs = (rot / np.linalg.norm(rot, axis=0, keepdims=True)).T  # row i: stage axis i in the view frame
+        pts = np.zeros((6, 3), np.float32)
+        pts[1::2] = dirs
+        self.lines.set_data(pos=pts)
+        self.labels.pos = (dirs * 1.25).astype(np.float32)
+
     def _place(self, event=None) -> None:
         h = self._canvas.size[1]
         self.view.pos = (8, h - self.size_px - 8)
