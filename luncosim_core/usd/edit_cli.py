@@ -33,7 +33,7 @@ _XFORM = {"xformOp:translate": "translate", "xformOp:rotateXYZ": "rotate_xyz", "
 class _Ordered(argparse.Action):
     """Collect every edit option into one list, in the order given."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser, namespace, values, _option_string=None):
         edits = list(getattr(namespace, "edits", None) or [])
         edits.append((self.dest, values))
         namespace.edits = edits
