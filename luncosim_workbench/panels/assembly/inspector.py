@@ -71,6 +71,24 @@ class _WheelGuard(QObject):
         return event.type() == QEvent.Type.Wheel and not obj.hasFocus()
 
 
+class _TabWalk(QObject):
+    """Tab / Shift+Tab move between the inspector's fields (the tree would leave the panel)."""
+
+    def __init__(self, inspector: PropertyInspector) -> None:
+        super().__init__(inspector)
+        self.inspector = inspector
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() != QEvent.Type.KeyPress or event.key() not in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            return False
+        fields = list(self.inspector.editors.values())
+        if obj not in fields:
+            return False
+        step = -1 if event.key() == Qt.Key.Key_Backtab else 1
+        fields[(fields.index(obj) + step) % len(fields)].setFocus(Qt.FocusReason.TabFocusReason)
+        return True
+
+
 def _parse(row: PropertyRow, text: str):
     """The typed value of ``text`` for ``row`` (raises ValueError naming the problem)."""
     text = text.strip()
@@ -143,6 +161,7 @@ class PropertyInspector(QWidget):
         layout.addWidget(self.tree, 1)
         self._refresh_pending = False
         self._wheel_guard = _WheelGuard(self)
+        self._tab_walk = _TabWalk(self)
 
     @property
     def edit_target(self) -> str:
@@ -210,6 +229,8 @@ class PropertyInspector(QWidget):
         self.tree.clear()
         self.editors.clear()
         self._fill()
+        for w in self.editors.values():
+            w.installEventFilter(self._tab_walk)  # Tab walks the fields in the order shown
         for name, text in typed.items():
             w = self.editors.get(name)
             if isinstance(w, ValueField):

@@ -53,9 +53,14 @@ def test_typing_a_translate_records_that_edit_and_nothing_else(opened, qtbot, in
     _type_into(qtbot, field, "0, 0, 7")
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: inspector.editors.get("xformOp:translate") is not field, timeout=2000)  # refreshed
+    seen = set()
     first = next(iter(inspector.editors.values()))
     first.setFocus()
-    _tab_through(qtbot, inspector, 2 * len(inspector.editors) + 2)  # walk every field after the refresh
+    qtbot.waitUntil(first.hasFocus, timeout=2000)
+    for _ in range(2 * len(inspector.editors) + 2):  # walk every field after the refresh
+        seen.add(next((n for n, w in inspector.editors.items() if w.hasFocus()), ""))
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert set(inspector.editors) <= seen  # every field was focused and left
     qtbot.wait(50)
     assert _journal(doc) == [(f"set {ROVER_B}.xformOp:translate", "user")]
     assert tuple(doc.stage.GetPrimAtPath(ROVER_B).GetAttribute("xformOp:translate").Get()) == (0, 0, 7)
