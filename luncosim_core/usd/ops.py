@@ -155,6 +155,20 @@ class SetAttribute(Op):
             _coerce(vt, self.value)
         except (TypeError, ValueError) as exc:
             raise _fail(self, f"value {self.value!r} does not fit {self.path}.{self.name} ({vt}): {exc}") from exc
+        if attr:
+            self._check_bounds(attr)
+
+    def _check_bounds(self, attr: Usd.Attribute) -> None:
+        """A number outside the attribute's declared ``customData`` min/max is refused, naming it."""
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            return
+        data = attr.GetCustomData() or {}
+        for key, outside in (("min", lambda v, b: v < b), ("max", lambda v, b: v > b)):
+            bound = data.get(key)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and outside(float(self.value), float(bound)):
+                word = "below the minimum" if key == "min" else "above the maximum"
+                raise _fail(self, f"{self.value:g} is {word} {float(bound):g} of {self.path}.{self.name} "
+                                  f"(customData {key})")
 
     def capture(self, doc, layer):
         return _capture_property(layer, self.path, self.name)

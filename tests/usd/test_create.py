@@ -90,3 +90,20 @@ def test_a_reference_to_a_library_asset_is_placed(doc):
     rover = doc.stage.GetPrimAtPath("/W/yard_rover")
     assert rover and doc.stage.GetPrimAtPath("/W/yard_rover/Chassis")
     assert tuple(rover.GetAttribute("xformOp:translate").Get()) == (2, 0, 0)
+
+
+def test_a_value_outside_the_declared_bounds_is_refused_naming_the_bound(doc):
+    from luncosim_core.usd.ops import SetAttribute
+
+    doc.apply(create("scope", doc.stage, "/W", name="Panel"))
+    doc.stage.GetPrimAtPath("/W/Panel")  # a port with bounds, as assets declare them
+    doc.base.GetPrimAtPath("/W/Panel")
+    from pxr import Sdf
+
+    spec = Sdf.AttributeSpec(doc.base.GetPrimAtPath("/W/Panel"), "inputs:throttle", Sdf.ValueTypeNames.Float)
+    spec.customData = {"min": -1.0, "max": 1.0}
+    with pytest.raises(OpError, match=r"50 is above the maximum 1 of /W/Panel.inputs:throttle \(customData max\)"):
+        doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=50.0))
+    with pytest.raises(OpError, match="below the minimum -1"):
+        doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=-2))
+    doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=0.5))
