@@ -620,7 +620,8 @@ def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config
         raise FileNotFoundError(opened.reason)
     twin = opened.twin
     doc = UsdDocument(opened.scene, twin.roots, policy=twin.composition_policy,
-                      runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence)
+                      runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence,
+                      register=False)  # a headless run's private document
     for op in edits:
         doc.apply(op, author="api")
     sim = Simulation(doc.stage, config, roots=twin.roots, document=doc, participant_factory=program_participants,

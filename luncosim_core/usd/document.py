@@ -81,7 +81,10 @@ class UsdDocument:
         policy: str = "allow_partial",
         runtime_sidecar: Path | None = None,
         persist_runtime: bool = False,
+        register: bool = True,
     ) -> None:
+        """``register=False``: a private document (a headless run's) that neither holds the file
+        nor takes it over from another; it is still refused under another's unsaved edits."""
         self.path = Path(scene).resolve()
         self.closed_reason = ""
         self._edit_target = "base"
@@ -101,9 +104,10 @@ class UsdDocument:
         self._stamp: FileStamp | None = None
         self._runtime_saved_text = ""
         self._open()
-        if holder is not None:  # clean: this document takes the file over; the old one edits no more
-            holder.close(f"{self.path} was opened again by a newer document")
-        _OPEN[self.path] = self
+        if register:
+            if holder is not None:  # clean: this document takes the file over; the old one edits no more
+                holder.close(f"{self.path} was opened again by a newer document")
+            _OPEN[self.path] = self
 
     @classmethod
     def shared(cls, scene: str | Path, roots: AssetRoots, **kw) -> UsdDocument:

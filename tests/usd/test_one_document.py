@@ -77,3 +77,13 @@ def test_a_closed_or_collected_document_releases_its_file(scene):
     del again
     gc.collect()
     assert _size(_open(scene)) == 1.0
+
+
+def test_a_private_document_neither_holds_nor_takes_over_the_file(scene):
+    first = _open(scene)
+    private = _open(scene, register=False)
+    private.apply(SetAttribute(path="/W", name="size", value=9.0, target="runtime"))
+    first.apply(SetAttribute(path="/W", name="size", value=2.0))  # the registered one still edits
+    assert UsdDocument.shared(scene, first.roots) is first
+    with pytest.raises(DocumentInUse):
+        _open(scene, register=False)  # but never under another's unsaved edits
