@@ -125,3 +125,14 @@ def test_a_moved_node_keeps_its_place_in_the_view_layer_only(canvas):
     assert (canvas.nodes["/Rig/Display"].pos().x(), canvas.nodes["/Rig/Display"].pos().y()) == (500, 300)
     canvas.auto_layout()
     assert canvas.nodes["/Rig/Display"].pos().x() == 0.0
+
+
+def test_wires_show_live_values_while_the_simulation_runs(canvas, qtbot):
+    window = canvas.window()
+    qtbot.waitUntil(lambda: window.bridge.latest is not None, timeout=15000)
+    window.bridge.step(3)
+    qtbot.waitUntil(lambda: window.bridge.latest.tick >= 3, timeout=15000)
+    window.bridge.flush()
+    wire = next(w for w in canvas.wires if w.wire and w.wire.sink == "/Rig/Filter.inputs:x")
+    qtbot.waitUntil(lambda: wire.value.text() != "", timeout=5000)
+    assert float(wire.value.text()) == window.bridge.latest.port("/Rig/Sensor.speed") == 0.0
