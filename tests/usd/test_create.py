@@ -96,12 +96,11 @@ def test_a_value_outside_the_declared_bounds_is_refused_naming_the_bound(doc):
     from luncosim_core.usd.ops import SetAttribute
 
     doc.apply(create("scope", doc.stage, "/W", name="Panel"))
-    doc.stage.GetPrimAtPath("/W/Panel")  # a port with bounds, as assets declare them
-    doc.base.GetPrimAtPath("/W/Panel")
     from pxr import Sdf
 
+    # a port with bounds, as assets declare them
     spec = Sdf.AttributeSpec(doc.base.GetPrimAtPath("/W/Panel"), "inputs:throttle", Sdf.ValueTypeNames.Float)
-    spec.customData = {"min": -1.0, "max": 1.0}
+    spec.SetInfo("customData", {"min": -1.0, "max": 1.0})
     with pytest.raises(OpError, match=r"50 is above the maximum 1 of /W/Panel.inputs:throttle \(customData max\)"):
         doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=50.0))
     with pytest.raises(OpError, match="below the minimum -1"):
