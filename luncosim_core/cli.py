@@ -255,6 +255,9 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     from luncosim_core.sim.scene_test import add_test_verb
 
     add_test_verb(sub)
+    from luncosim_core.usd.edit_cli import add_edit_verb
+
+    add_edit_verb(sub)  # edit: typed edits of a scene file
     add_scripting_verbs(sub)  # rhai
     add_batch_verb(sub)
     from luncosim_core.mission.cli import add_mission_verb

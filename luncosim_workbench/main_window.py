@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 from superqt import QElidingLabel
 
-from luncosim_core.api import ApplyOp
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
+from luncosim_core.sim.mirror import edit_command, touched_paths
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
@@ -121,6 +121,8 @@ class MainWindow(QMainWindow):
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
             self.viewport.primClicked.connect(lambda p: self.session.selection.set([p] if p else []))
+            self.viewport.transformPreview.connect(self._preview_transform)
+            self.viewport.transformDragged.connect(self._commit_transform)
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
@@ -353,14 +355,61 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.refresh_actions()
         self.session.diagnostics_changed.emit()  # lint follows the edit
-        if _mirrorable(op) and self.bridge.worker is not None:
-            # the same typed op, applied between ticks on the simulation's copy: motion carries on
-            self._mirrors.append(self.bridge.send(ApplyOp(op=op)))
+        if self.bridge.worker is not None:
+            # applied between ticks on the simulation's copy (the op, or a fresh flattened copy for
+            # structural edits and undo/redo): the clock and the motion carry on
+            self._mirrors.append(self.bridge.send(edit_command(self.session.document.stage, op)))
             self._mirror_timer.start()
-            if self.viewport is not None:
-                self._refresh_viewport_stage()
+        else:
+            self._rebuild_timer.start()
+        if self.viewport is not None:
+            self._update_viewport_prims(op)
+
+    def _update_viewport_prims(self, op) -> None:
+        """Redraw what an edit touched (a full reload, which re-frames the camera, only when the
+        edit reaches the root)."""
+        from pxr import Sdf
+
+        paths = {str(Sdf.Path(p).GetPrimPath()) for p in touched_paths(op) if Sdf.Path.IsValidPathString(p)}
+        if not paths or "/" in paths:
+            self._refresh_viewport_stage()
             return
-        self._rebuild_timer.start()  # undo/redo describe this document's layers: re-project
+        try:
+            self.viewport.update_prims(sorted(paths))
+        except Exception as exc:
+            self.notify(f"viewport could not show the edit: {exc}")
+
+    # ------------------------------------------------------------------ the transform gizmo
+    _GIZMO_ATTRS = {"translate": "xformOp:translate", "rotate": "xformOp:rotateXYZ"}
+
+    def _preview_transform(self, path: str, kind: str, value: tuple) -> None:
+        """While dragging: the moved prim shows through the view layer (never saved, never journaled)."""
+        doc = self.session.document
+        prim = doc.stage.GetPrimAtPath(path) if doc is not None else None
+        if not prim:
+            return
+        attr = self._GIZMO_ATTRS[kind]
+        existing = prim.GetAttribute(attr)
+        doc.set_view(path, attr, value, str(existing.GetTypeName()) if existing else "double3")
+        order = list(prim.GetAttribute("xformOpOrder").Get() or []) if prim.GetAttribute("xformOpOrder") else []
+        if attr not in order:
+            doc.set_view(path, "xformOpOrder", [attr] + order if kind == "translate" else order + [attr], "token[]")
+        self.viewport.update_prims([path])
+
+    def _commit_transform(self, path: str, kind: str, value: tuple) -> None:
+        """The drag ended: one SetTransform op by the user (the preview is dropped first)."""
+        from luncosim_core.usd.ops import OpError, SetTransform
+
+        doc = self.session.document
+        if doc is None:
+            return
+        doc.clear_view(path, (*self._GIZMO_ATTRS.values(), "xformOpOrder"))
+        op = SetTransform(path=path, translate=value) if kind == "translate" else SetTransform(path=path, rotate_xyz=value)
+        try:
+            doc.apply(op, author="user")
+        except OpError as exc:
+            self.notify("; ".join(d.message for d in exc.diagnostics))
+            self.viewport.update_prims([path])
 
     def _check_mirrors(self) -> None:
         """A mirrored edit the simulation could not apply falls back to a full re-projection."""
@@ -626,14 +675,3 @@ class MainWindow(QMainWindow):
             self.apply_perspective(layouts.DEFAULT_PERSPECTIVE)
             return False
         return True
-
-
-def _mirrorable(op) -> bool:
-    """Forward edits can be replayed on the simulation's copy; undo/redo restores cannot."""
-    from luncosim_core.usd.ops import Batch, RestoreSpecs
-
-    if isinstance(op, RestoreSpecs):
-        return False
-    if isinstance(op, Batch):
-        return all(_mirrorable(o) for o in op.ops)
-    return True

@@ -92,13 +92,18 @@ class Session:
         Raises :class:`luncosim_core.diagnostics.DiagnosticError` on a bad manifest or stage."""
         result = open_path(path, preview=preview)
         doc = None
+        old = self.document
         if result.scene is not None:
+            if old is not None and old.path == Path(result.scene).resolve():
+                old.close("the scene was opened again")  # the window asked about its edits first
             twin = result.twin
             doc = UsdDocument(result.scene, twin.roots, policy=twin.composition_policy,
                               runtime_sidecar=twin.runtime_sidecar(result.scene),
                               persist_runtime=twin.runtime_persistence and not result.preview)
         self.result = result
         self.documents.set_scene(doc, notify=False)
+        if old is not None and old is not doc:
+            old.close("another scene was opened")
         self.open_diagnostics = list(result.twin.diagnostics)
         if result.scene is None and result.reason:
             self.open_diagnostics.append(Diagnostic("info", "no-scene", result.reason, layer=str(result.twin.root), source="twin"))

@@ -16,6 +16,7 @@ MENUS = (
     MenuSpec("file", "&File", 0),
     MenuSpec("file/recent", "Recent Twins", place=MenuPlace("file", "1_open", 30), dynamic=True),
     MenuSpec("edit", "&Edit", 1),
+    MenuSpec("create", "&Create", 1.5),
     MenuSpec("view", "&View", 2),
     MenuSpec("view/panels", "Panels", place=MenuPlace("view", "2_panels", 0), dynamic=True),
     MenuSpec("view/overlays", "Overlays", place=MenuPlace("view", "3_camera", 30)),

@@ -24,3 +24,5 @@ REAL_TYPES  # noqa
 # dead-code candidates in files other work is editing now (ports/declarations.py,
 # sim/program_modelica.py): to be removed there
 attr_path, _compiled_for  # noqa
+# Qt calls eventFilter overrides; vispy reads an event's handled flag
+eventFilter, handled  # noqa

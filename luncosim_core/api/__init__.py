@@ -22,6 +22,7 @@ from luncosim_core.api.commands import (
     SetEnvironmentLight,
     SetPorts,
     StateHash,
+    SyncStage,
     from_name,
 )
 from luncosim_core.api.events import ConsoleLine, Notification, SimEvent
@@ -31,6 +32,6 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 __all__ = [
     "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
-    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight", "SetPorts", "SimEvent", "StateHash",
-    "SimTime", "WorkbenchSnapshot", "from_name",
+    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight",
+    "SetPorts", "SimEvent", "StateHash", "SimTime", "SyncStage", "WorkbenchSnapshot", "from_name",
 ]

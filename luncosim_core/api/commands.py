@@ -51,6 +51,19 @@ class ApplyOp(Command):
 
 
 @dataclass(frozen=True)
+class SyncStage(Command):
+    """Replace the simulation's copy of the scene with ``text`` (the document's composed stage,
+    flattened) between ticks, keeping the clock, the motion of bodies outside ``changed`` (prim
+    paths the edit touched: those take their authored pose), port values, holds and the state of
+    untouched participants. Structural edits, new references and undo/redo reach a running world
+    this way; ``changed`` property paths of ports make their new authored value the sample."""
+
+    name: ClassVar[str] = "SyncStage"
+    text: str = ""
+    changed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SetEnvironmentLight(Command):
     """Aim the scene sun at runtime (not an authored edit): ``sun_yaw`` / ``sun_pitch`` in radians,
     yaw about +Y then pitch about +X (pitch < 0 lowers the light toward the horizon); an omitted

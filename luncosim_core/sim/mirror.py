@@ -3,15 +3,19 @@
 The UI thread owns the ``UsdDocument``; the worker's Simulation runs on a flattened copy of it
 (never sharing pxr layers across threads). ``flattened_copy`` makes that copy; ``StageDocument``
 lets the worker apply the same typed op to it (``ApplyOp``), so a running world keeps its motion
-across an edit. Undo and redo are not mirrored op by op: their inverses describe the UI
-document's own layers, so the worker is given a fresh copy instead (``SimulationWorker.replace``).
+across an edit. Structural edits (prims added, removed, moved, references, variants) and undo/redo
+send a fresh flattened copy instead (``SyncStage``): references resolve here, through the
+document's own asset roots, and the simulation re-projects keeping its clock and the motion of
+what the edit did not touch (:func:`edit_command` chooses).
 """
 
 from __future__ import annotations
 
 from pxr import Sdf, Usd
 
+from luncosim_core.api.commands import ApplyOp, Command, SyncStage
 from luncosim_core.usd.journal import Journal
+from luncosim_core.usd.ops import Batch, MovePrim, RestoreSpecs, SetAttribute, SetConnection
 
 
 def flattened_text(stage: Usd.Stage) -> str:
@@ -19,11 +23,41 @@ def flattened_text(stage: Usd.Stage) -> str:
     return stage.Flatten().ExportToString()
 
 
-def stage_from_text(text: str) -> Usd.Stage:
-    """A private stage over an anonymous layer holding ``text`` (call on the worker thread)."""
+def stage_from_text(text: str) -> Usd.Stage | None:
+    """A private stage over an anonymous layer holding ``text`` (call on the worker thread);
+    None when the text does not parse."""
     layer = Sdf.Layer.CreateAnonymous("simulation.usda")
-    layer.ImportFromString(text)
+    if not layer.ImportFromString(text):
+        return None
     return Usd.Stage.Open(layer)
+
+
+def touched_paths(op) -> tuple[str, ...]:
+    """The prim and property paths an op (or an undo/redo restore) writes, in order."""
+    if isinstance(op, Batch):
+        return tuple(p for o in op.ops for p in touched_paths(o))
+    if isinstance(op, RestoreSpecs):
+        return tuple(str(s.path) for s in op.snapshots)
+    path = getattr(op, "path", "")
+    if isinstance(op, (SetAttribute, SetConnection)) and path:
+        return (f"{path}.{op.name}",)
+    paths = [path, op.new_path if isinstance(op, MovePrim) else ""]
+    return tuple(p for p in paths if p)
+
+
+def _value_only(op) -> bool:
+    """Forward edits of values and wires: replayed op by op on the simulation's copy."""
+    if isinstance(op, Batch):
+        return all(_value_only(o) for o in op.ops)
+    return isinstance(op, (SetAttribute, SetConnection))
+
+
+def edit_command(stage: Usd.Stage, op) -> Command:
+    """The command that carries a document edit ``op`` (already applied to ``stage``) to the
+    simulation: the op itself for value and wire edits, else the whole flattened stage."""
+    if _value_only(op):
+        return ApplyOp(op=op)
+    return SyncStage(text=flattened_text(stage), changed=touched_paths(op))
 
 
 class StageDocument:

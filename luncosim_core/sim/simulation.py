@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from pxr import Usd
+from pxr import Sdf, Usd
 
 from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
@@ -33,6 +33,7 @@ from luncosim_core.api.commands import (
     ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
+    SyncStage,
 )
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.stdio import native_stdout_to_stderr
@@ -382,6 +383,8 @@ class Simulation:
             else:
                 self.rebuild_keep_time(changed=_touched_paths(cmd.op))
             return CommandResult(True, cmd.op.label(), (), tick, seq)
+        if isinstance(cmd, SyncStage):
+            return self._sync_stage(cmd, tick, seq)
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
@@ -409,6 +412,40 @@ class Simulation:
         reg.values[slot] = 1.0
         self.piloted = cmd.target
         return CommandResult(True, {"target": cmd.target, "previous": previous}, (), tick, seq)
+
+    def _sync_stage(self, cmd: SyncStage, tick: int, seq: int) -> CommandResult:
+        """Swap in a new copy of the scene and re-project it keeping time (see :class:`SyncStage`)."""
+        from luncosim_core.sim.mirror import StageDocument, stage_from_text
+
+        stage = stage_from_text(cmd.text)
+        if stage is None:
+            return CommandResult.error(Diagnostic("error", "sync-stage", "the scene text sent to the simulation does not parse",
+                                                  source="runtime"))
+        prims = tuple(sorted({str(Sdf.Path(p).GetPrimPath()) for p in cmd.changed if Sdf.Path.IsValidPathString(p)}))
+        self.stage = stage
+        self.document = StageDocument(stage, self.roots)
+        self.rebuild_keep_time(changed=prims)
+        self._take_authored_ports(cmd.changed)
+        return CommandResult(True, prims, (), tick, seq)
+
+    def _take_authored_ports(self, changed: tuple[str, ...]) -> None:
+        """A port whose authored value an edit changed takes that value as its sample."""
+        for text in changed:
+            path = Sdf.Path(text) if Sdf.Path.IsValidPathString(text) else None
+            if path is None or not path.IsPropertyPath() or ":" not in path.name:
+                continue
+            prefix, _, name = path.name.partition(":")
+            attr = self.stage.GetAttributeAtPath(path)
+            if prefix not in ("inputs", "outputs") or not attr:
+                continue
+            value = attr.Get()
+            i = self.registry.index.get(port_key(str(path.GetPrimPath()), name))
+            if i is None or not self.registry.infos[i].writable or not isinstance(value, (int, float)):
+                continue
+            if math.isfinite(float(value)):
+                self.registry.values[i] = float(value)
+                if i in self.registry.held:
+                    self.registry.held[i] = float(value)
 
     def _apply_authored_values(self, op) -> None:
         """A newly authored port value becomes the port's sample (unless a wire or solver owns it)."""
@@ -454,7 +491,11 @@ class Simulation:
         def touches(prim: str) -> bool:
             return any(prim == c or prim.startswith(c.rstrip("/") + "/") or c.startswith(prim + "/") for c in changed)
 
-        keep = [] if any(touches(p.prim_path) for p in self.participants) else self.participants
+        from luncosim_core.usd.programs import program_prims
+
+        new_programs = [str(p.GetPath()) for p in program_prims(self.stage)] if changed else []
+        touched = any(touches(p.prim_path) for p in self.participants) or any(touches(p) for p in new_programs)
+        keep = [] if touched else self.participants
         self.build(keep_participants=keep)
         if state is not None:
             self.world.import_state(state, skip=changed)
@@ -697,7 +738,8 @@ def open_simulation(scene: str | Path, *, lunco_root: Path | None = None, config
         raise FileNotFoundError(opened.reason)
     twin = opened.twin
     doc = UsdDocument(opened.scene, twin.roots, policy=twin.composition_policy,
-                      runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence)
+                      runtime_sidecar=twin.runtime_sidecar(opened.scene), persist_runtime=twin.runtime_persistence,
+                      register=False)  # a headless run's private document
     for op in edits:
         doc.apply(op, author="api")
     sim = Simulation(doc.stage, config, roots=twin.roots, document=doc, participant_factory=program_participants,

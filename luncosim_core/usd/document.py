@@ -9,6 +9,7 @@ runtime and view are sublayers of the session layer, so they compose stronger th
 from __future__ import annotations
 
 import hashlib
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,10 +22,23 @@ from luncosim_core.twin.roots import AssetRoots
 from luncosim_core.usd.compose import compose, open_layer
 from luncosim_core.usd.journal import Journal
 from luncosim_core.usd.ops import Op, OpError
+from luncosim_core.usd.usda_merge import merge_edits
 
 
 class ExternalChangeConflict(DiagnosticError):
     """The file changed on disk while the document has unsaved edits."""
+
+
+class DocumentInUse(DiagnosticError):
+    """Another open document holds the file with unsaved edits (share it or close it first)."""
+
+
+class DocumentClosed(DiagnosticError):
+    """The document was closed (or a newer document took its file over); it edits nothing."""
+
+
+# one document per file: the live documents by resolved path (a closed or collected one leaves)
+_OPEN: weakref.WeakValueDictionary[Path, UsdDocument] = weakref.WeakValueDictionary()
 
 
 @dataclass(frozen=True)
@@ -42,10 +56,20 @@ class FileStamp:
             return None
 
 
+def _read_text(path: Path) -> str | None:
+    """The file's text as it is on disk (None for a binary crate or an unreadable file)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if text.startswith("PXR-USDC") else text
+
+
 class UsdDocument:
     """A scene document: composed stage, typed ops, shared journal, atomic save."""
 
     changed = Signal(object)  # the op (or inverse) just applied
+    target_changed = Signal(str)  # the shared edit target ("base" or "runtime") changed
     saved = Signal(str)
     reloaded = Signal()
 
@@ -57,8 +81,20 @@ class UsdDocument:
         policy: str = "allow_partial",
         runtime_sidecar: Path | None = None,
         persist_runtime: bool = False,
+        register: bool = True,
     ) -> None:
+        """``register=False``: a private document (a headless run's) that neither holds the file
+        nor takes it over from another; it is still refused under another's unsaved edits."""
         self.path = Path(scene).resolve()
+        self.closed_reason = ""
+        self._edit_target = "base"
+        holder = _OPEN.get(self.path)
+        if holder is not None and holder.dirty:
+            raise DocumentInUse(Diagnostic(
+                "error", "usd-document-in-use",
+                f"{self.path} is already open in another document with {holder.unsaved_edits} unsaved "
+                "edit(s); save or close that one first, or share it (UsdDocument.shared)",
+                layer=str(self.path), source="usd"))
         self.roots = roots
         self.policy = policy
         self.runtime_sidecar = runtime_sidecar
@@ -68,6 +104,36 @@ class UsdDocument:
         self._stamp: FileStamp | None = None
         self._runtime_saved_text = ""
         self._open()
+        if register:
+            if holder is not None:  # clean: this document takes the file over; the old one edits no more
+                holder.close(f"{self.path} was opened again by a newer document")
+            _OPEN[self.path] = self
+
+    @classmethod
+    def shared(cls, scene: str | Path, roots: AssetRoots, **kw) -> UsdDocument:
+        """The open document of ``scene`` when there is one (its journal, its unsaved edits), else a
+        new one: every panel and client of a file edits the same document."""
+        holder = _OPEN.get(Path(scene).resolve())
+        return holder if holder is not None else cls(scene, roots, **kw)
+
+    def close(self, reason: str = "the document was closed") -> None:
+        """Release the file (unsaved edits are dropped: ask first); further edits are refused."""
+        self.closed_reason = reason
+        if _OPEN.get(self.path) is self:
+            del _OPEN[self.path]
+
+    def _check_open(self) -> None:
+        if self.closed_reason:
+            raise DocumentClosed(Diagnostic("error", "usd-document-closed", f"{self.closed_reason}; this copy edits nothing",
+                                            layer=str(self.path), source="usd"))
+
+    @property
+    def unsaved_edits(self) -> int:
+        """How many journal entries differ from the saved state (0 when clean)."""
+        if not self.dirty:
+            return 0
+        states = [e.serial for e in self.journal.entries()[: self.journal.position]]
+        return len(states) - (states.index(self._saved_state) + 1 if self._saved_state in states else 0) or 1
 
     # -- building ----------------------------------------------------------------------
     def _open(self) -> None:
@@ -95,6 +161,19 @@ class UsdDocument:
         self.missing = composed.missing
         self._stamp = FileStamp.of(self.path)
         self._base_saved_text = base.ExportToString()
+        self._file_text = _read_text(self.path)
+        self._forms: dict = {}  # how the file wrote statements (see merge_edits)
+
+    @property
+    def edit_target(self) -> str:
+        """Where panels author their edits ("base" or "runtime"), shared by every panel."""
+        return self._edit_target
+
+    def set_edit_target(self, target: str) -> None:
+        self.layer_for(target)  # raises OpError for an unknown target
+        if target != self._edit_target:
+            self._edit_target = target
+            self.target_changed.emit(target)
 
     def layer_for(self, target: str) -> Sdf.Layer:
         if target == "base":
@@ -107,18 +186,21 @@ class UsdDocument:
     def apply(self, op: Op, *, author: str = "user") -> Op:
         """Apply a typed op, journal it with its ``author`` (``user``, ``api``, ``script``), return
         its inverse. Raises :class:`OpError`."""
+        self._check_open()
         inverse = op.apply(self)
         self.journal.record(op, inverse, author)
         self.changed.emit(op)
         return inverse
 
     def undo(self) -> bool:
+        self._check_open()
         entry = self.journal.undo(lambda inv: inv.apply(self))
         if entry is not None:
             self.changed.emit(entry.inverse)
         return entry is not None
 
     def redo(self) -> bool:
+        self._check_open()
         entry = self.journal.redo(lambda op: op.apply(self))
         if entry is not None:
             self.changed.emit(entry.op)
@@ -130,6 +212,25 @@ class UsdDocument:
             prim = self.stage.OverridePrim(path)
             attr = prim.GetAttribute(name) or prim.CreateAttribute(name, Sdf.ValueTypeNames.Find(type_name))
             attr.Set(value)
+
+    def clear_view(self, path: str, names: tuple[str, ...]) -> None:
+        """Drop presentation written with :meth:`set_view` (the named properties of ``path``)."""
+        spec = self.view.GetPrimAtPath(path)
+        if not spec:
+            return
+        for name in names:
+            prop = spec.properties.get(name)
+            if prop is not None:
+                spec.RemoveProperty(prop)
+
+    def clear_views(self, name: str) -> None:
+        """Drop one presentation property (``name``) from every prim of the view layer."""
+        paths = []
+        self.view.Traverse(Sdf.Path.absoluteRootPath,
+                           lambda p: paths.append(p) if p.IsPropertyPath() and p.name == name else None)
+        for path in paths:
+            spec = self.view.GetPrimAtPath(path.GetPrimPath())
+            spec.RemoveProperty(spec.properties[name])
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -145,6 +246,7 @@ class UsdDocument:
     # -- persistence -------------------------------------------------------------------
     def save(self, *, overwrite_external: bool = False) -> None:
         """Write the base layer atomically (and the runtime sidecar when persisted)."""
+        self._check_open()
         if self.dirty and self.external_change() and not overwrite_external:
             raise ExternalChangeConflict(
                 Diagnostic("error", "usd-external-change",
@@ -153,7 +255,11 @@ class UsdDocument:
             )
         base_text = self.base.ExportToString()
         if base_text != self._base_saved_text:
-            atomic_write_text(self.path, base_text)
+            # only the statements the edits changed are spliced into the file's own text
+            file_text = merge_edits(self._file_text, self._base_saved_text, base_text, self._forms) \
+                if self._file_text is not None else base_text
+            atomic_write_text(self.path, file_text)
+            self._file_text = file_text
             self._base_saved_text = base_text
             self._stamp = FileStamp.of(self.path)
         self._saved_state = self.journal.state

@@ -155,6 +155,20 @@ class SetAttribute(Op):
             _coerce(vt, self.value)
         except (TypeError, ValueError) as exc:
             raise _fail(self, f"value {self.value!r} does not fit {self.path}.{self.name} ({vt}): {exc}") from exc
+        if attr:
+            self._check_bounds(attr)
+
+    def _check_bounds(self, attr: Usd.Attribute) -> None:
+        """A number outside the attribute's declared ``customData`` min/max is refused, naming it."""
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            return
+        data = attr.GetCustomData() or {}
+        for key, outside in (("min", lambda v, b: v < b), ("max", lambda v, b: v > b)):
+            bound = data.get(key)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and outside(float(self.value), float(bound)):
+                word = "below the minimum" if key == "min" else "above the maximum"
+                raise _fail(self, f"{self.value:g} is {word} {float(bound):g} of {self.path}.{self.name} "
+                                  f"(customData {key})")
 
     def capture(self, doc, layer):
         return _capture_property(layer, self.path, self.name)
@@ -255,6 +269,36 @@ class SetConnection(Op):
         elif not layer.GetPropertyAtPath(attr.GetPath()):
             attr = prim.CreateAttribute(self.name, attr.GetTypeName())
         attr.SetConnections([Sdf.Path(s) for s in self.sources])
+
+
+@dataclass(frozen=True)
+class SetRelationship(Op):
+    """Author ``<prim>.<name> = [targets]`` (a joint's bodies, a material binding)."""
+
+    kind: ClassVar[str] = "set-relationship"
+    path: str = ""
+    name: str = ""
+    targets: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        return f"relate {self.path}.{self.name}"
+
+    def check(self, doc):
+        prim = _prim(self, doc, self.path)
+        if not Sdf.Path.IsValidNamespacedIdentifier(self.name):
+            raise _fail(self, f"'{self.name}' is not a valid relationship name")
+        if prim.GetAttribute(self.name):
+            raise _fail(self, f"{self.path}.{self.name} is an attribute, not a relationship")
+        for t in self.targets:
+            if not Sdf.Path.IsValidPathString(t) or not doc.stage.GetObjectAtPath(t):
+                raise _fail(self, f"target {t} does not exist")
+
+    def capture(self, doc, layer):
+        return _capture_property(layer, self.path, self.name)
+
+    def do(self, doc, layer):
+        rel = doc.stage.GetPrimAtPath(self.path).CreateRelationship(self.name, False)
+        rel.SetTargets([Sdf.Path(t) for t in self.targets])
 
 
 @dataclass(frozen=True)
@@ -441,7 +485,7 @@ class SetTransform(Op):
             attr = prim.GetAttribute(attr_name)
             vt = attr.GetTypeName() if attr else Sdf.ValueTypeNames.Double3
             if not attr or not layer.GetPropertyAtPath(attr.GetPath()):
-                attr = prim.CreateAttribute(attr_name, vt)
+                attr = prim.CreateAttribute(attr_name, vt, False)  # a schema property, not custom
             attr.Set(vt.type.pythonClass(*value))
             if attr_name not in order:
                 order.append(attr_name)

@@ -77,7 +77,7 @@ def test_every_shortcut_is_kept_and_unique(window):
 
 def test_menus_come_from_the_registry(window):
     titles = [a.text() for a in window.menuBar().actions()]
-    assert titles == ["&File", "&Edit", "&View", "&Simulation"]
+    assert titles == ["&File", "&Edit", "&Create", "&View", "&Simulation"]
     sim = [a.text() for a in window.qt_actions.menus["simulation"].actions()]
     assert sim == ["Play / Pause", "Play", "Pause", "Step", "Reset", "", "Speed 1x", "Speed 2x", "Speed 4x", "Speed max", "",
                    "Restart Simulation"]

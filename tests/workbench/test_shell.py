@@ -30,7 +30,7 @@ def test_every_panel_is_docked_and_toggled_from_the_view_menu(window):
 
 def test_perspectives_reshape_the_docks(window):
     window.apply_perspective("Build")
-    assert window.visible_panels() == {"twin_browser", "assembly", "diagnostics", "console"}
+    assert window.visible_panels() == {"twin_browser", "assembly", "layers", "connections", "diagnostics", "console"}
     assert window.dockWidgetArea(window.docks["twin_browser"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     window.action("view.perspective.Simulate").trigger()
     assert window.visible_panels() == {"ports", "plots", "console"}
@@ -51,7 +51,7 @@ def test_a_layout_round_trips_through_the_settings_folder(make_window, tmp_path)
     assert saved["version"] == layouts.LAYOUT_VERSION and saved["perspective"] == "Build"
     second = make_window(settings=settings)
     assert second.perspective == "Build"
-    assert second.visible_panels() == {"twin_browser", "assembly", "diagnostics", "ports"}
+    assert second.visible_panels() == {"twin_browser", "assembly", "layers", "connections", "diagnostics", "ports"}
     assert second.layout_message == ""
 
 

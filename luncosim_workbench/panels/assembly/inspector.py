@@ -3,6 +3,13 @@
 Every edit is a typed op applied through the document journal (undoable) on the chosen edit
 target (base or runtime). A value that does not fit is refused with the op's diagnostic, shown
 in the inspector and the status bar; the document stays unchanged.
+
+An edit is made only by the user's own gesture: a text field commits when its text was typed
+(Enter, Tab or leaving it) and was changed, Escape puts the shown value back, a refresh of the
+panel (after any edit, from any panel) keeps the text being typed and its focus, and a selection
+change commits what was typed to the prim it was typed for. A field with no authored value is
+empty ("not authored"), never a 0 that a focus change could write; choices ignore the mouse
+wheel unless focused; outputs are read-only.
 """
 
 from __future__ import annotations
@@ -10,17 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pxr import Usd
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -35,6 +39,82 @@ from luncosim_workbench.panels.assembly.properties import (
     parse_vector,
     property_rows,
 )
+
+
+class ValueField(QLineEdit):
+    """A typed value as text: commits only what the user typed (see the module doc)."""
+
+    def __init__(self, row: PropertyRow, text: str) -> None:
+        super().__init__(text)
+        self.row = row
+        self.shown = text
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.setPlaceholderText("not authored")
+        self.setToolTip(repr(row.value) if row.value is not None else "no authored value")
+        self.setCursorPosition(0)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.key() == Qt.Key.Key_Escape and self.isModified():
+            self.revert()
+            return
+        super().keyPressEvent(event)
+
+    def revert(self) -> None:
+        self.setText(self.shown)
+        self.setModified(False)
+
+
+class _WheelGuard(QObject):
+    """Choices change with the mouse wheel only when focused (no edit from scrolling the panel)."""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        return event.type() == QEvent.Type.Wheel and not obj.hasFocus()
+
+
+class _TabWalk(QObject):
+    """Tab / Shift+Tab move between the inspector's fields (the tree would leave the panel)."""
+
+    def __init__(self, inspector: PropertyInspector) -> None:
+        super().__init__(inspector)
+        self.inspector = inspector
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() != QEvent.Type.KeyPress or event.key() not in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            return False
+        fields = list(self.inspector.editors.values())
+        if obj not in fields:
+            return False
+        step = -1 if event.key() == Qt.Key.Key_Backtab else 1
+        fields[(fields.index(obj) + step) % len(fields)].setFocus(Qt.FocusReason.TabFocusReason)
+        return True
+
+
+def _parse(row: PropertyRow, text: str):
+    """The typed value of ``text`` for ``row`` (raises ValueError naming the problem)."""
+    text = text.strip()
+    if row.editor == "vector":
+        return parse_vector(text, row.size)
+    if row.editor == "float":
+        try:
+            if not text:
+                raise ValueError("empty: type a number (Escape keeps the shown value)")
+            return float(text.split()[0])
+        except (ValueError, IndexError) as exc:
+            raise ValueError(str(exc) if "empty" in str(exc) else f"not a number: {text!r}") from None
+    if row.editor == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"not an integer: {text!r}") from None
+    return text
+
+
+def _same(row: PropertyRow, value) -> bool:
+    if row.value is None:
+        return False
+    if row.editor == "vector":
+        return tuple(float(v) for v in row.value) == value
+    return value == row.value
 
 
 class PropertyInspector(QWidget):
@@ -60,6 +140,7 @@ class PropertyInspector(QWidget):
         self.target.addItems(["base", "runtime"])
         self.target.setToolTip("base: the scene file (saved). runtime: durable edits kept beside it.")
         top.addWidget(self.target)
+        self.target.currentTextChanged.connect(self._on_target_chosen)
         layout.addLayout(top)
         self.variants = QFormLayout()
         layout.addLayout(self.variants)
@@ -79,6 +160,8 @@ class PropertyInspector(QWidget):
         self.tree.setColumnWidth(2, 70)
         layout.addWidget(self.tree, 1)
         self._refresh_pending = False
+        self._wheel_guard = _WheelGuard(self)
+        self._tab_walk = _TabWalk(self)
 
     @property
     def edit_target(self) -> str:
@@ -87,13 +170,27 @@ class PropertyInspector(QWidget):
     def set_edit_target(self, target: str) -> None:
         self.target.setCurrentText(target)
 
+    def _on_target_chosen(self, target: str) -> None:
+        if self.document is not None and target:
+            self.document.set_edit_target(target)  # every panel edits there
+
     # ------------------------------------------------------------------ content
     def set_document(self, doc: UsdDocument | None) -> None:
+        if self.document is not None:
+            self.document.target_changed.disconnect(self.set_edit_target)
         self.document = doc
+        if doc is not None:
+            doc.target_changed.connect(self.set_edit_target)
+            self.set_edit_target(doc.edit_target)
         self.prim_path = ""
         self.refresh()
 
     def show_prim(self, path: str) -> None:
+        if path != self.prim_path:
+            self.commit_typed()  # typed for the prim being left: it goes there, not to the next one
+            for w in self.editors.values():
+                if isinstance(w, ValueField):
+                    w.setModified(False)
         self.prim_path = path
         self.refresh()
 
@@ -113,9 +210,36 @@ class PropertyInspector(QWidget):
         prim = self.document.stage.GetPrimAtPath(self.prim_path)
         return prim if prim else None
 
+    def _typed(self) -> tuple[dict[str, str], str]:
+        """Text typed but not committed, by property, and the property whose field has focus."""
+        typed = {n: w.text() for n, w in self.editors.items() if isinstance(w, ValueField) and w.isModified()}
+        focus = next((n for n, w in self.editors.items() if w.hasFocus()), "")
+        return typed, focus
+
+    def commit_typed(self) -> None:
+        """Commit every field's typed text (to the prim it was typed for)."""
+        for w in list(self.editors.values()):
+            if isinstance(w, ValueField) and w.isModified():
+                self._finish(w)
+
     def refresh(self) -> None:
+        typed, focus = self._typed()
+        for w in self.editors.values():
+            w.blockSignals(True)  # a field destroyed here never commits
         self.tree.clear()
         self.editors.clear()
+        self._fill()
+        for w in self.editors.values():
+            w.installEventFilter(self._tab_walk)  # Tab walks the fields in the order shown
+        for name, text in typed.items():
+            w = self.editors.get(name)
+            if isinstance(w, ValueField):
+                w.setText(text)
+                w.setModified(True)
+        if focus in self.editors:
+            self.editors[focus].setFocus()
+
+    def _fill(self) -> None:
         while self.variants.rowCount():
             self.variants.removeRow(0)
         self.variant_boxes.clear()
@@ -130,6 +254,8 @@ class PropertyInspector(QWidget):
             vset = vsets.GetVariantSet(name)
             box.addItems([""] + list(vset.GetVariantNames()))
             box.setCurrentText(vset.GetVariantSelection())
+            box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            box.installEventFilter(self._wheel_guard)
             box.currentTextChanged.connect(lambda sel, n=name: self._apply(
                 SetVariantSelection(path=self.prim_path, variant_set=n, selection=sel, target=self.edit_target)))
             self.variant_boxes[name] = box
@@ -162,56 +288,40 @@ class PropertyInspector(QWidget):
             w.setChecked(bool(row.value))
             w.toggled.connect(lambda v: self.set_value(name, bool(v)))
             return w
-        if row.editor == "int":
-            w = QSpinBox()
-            w.setRange(-2**31, 2**31 - 1)
-            w.setValue(int(row.value or 0))
-            w.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
-            w.editingFinished.connect(lambda w=w: self._commit_if_changed(name, int(w.value()), row.value))
-            return w
-        if row.editor == "float":
-            w = QDoubleSpinBox()
-            w.setDecimals(6)
-            w.setRange(-1e12, 1e12)
-            w.setValue(float(row.value) if row.value is not None else 0.0)
-            w.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
-            if row.unit:
-                w.setSuffix(f" {row.unit}")
-            w.editingFinished.connect(lambda w=w: self._commit_if_changed(name, float(w.value()), row.value))
-            return w
         if row.editor == "token":
             w = QComboBox()
             w.addItems(list(row.allowed))
             w.setCurrentText(str(row.value or ""))
+            w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            w.installEventFilter(self._wheel_guard)
             w.currentTextChanged.connect(lambda v: self.set_value(name, str(v)))
             return w
-        if row.editor in ("string", "asset"):
-            w = QLineEdit(str(row.value or ""))
-            if row.editor == "asset":
-                w.setPlaceholderText("asset path")
-            w.editingFinished.connect(lambda w=w: self._commit_if_changed(name, w.text(), row.value or ""))
-            return w
-        if row.editor == "vector":
-            w = QLineEdit(format_value(row.value))
+        text = "" if row.value is None else (format_value(row.value) if row.editor in ("float", "vector") else str(row.value))
+        w = ValueField(row, text)
+        if row.editor == "asset":
+            w.setPlaceholderText("asset path")
+        elif row.editor == "vector":
             w.setToolTip(f"{row.size} numbers separated by commas")
-            w.editingFinished.connect(lambda w=w: self._commit_vector(name, w.text(), row))
-            return w
-        return None
+        if row.unit:
+            w.setToolTip(f"{w.toolTip()} [{row.unit}]")
+        w.editingFinished.connect(lambda w=w: self._finish(w))
+        return w
 
-    def _commit_if_changed(self, name: str, value, old) -> None:
-        if old is not None and value == old:
+    def _finish(self, w: ValueField) -> None:
+        """Enter, Tab or focus out: commit what the user typed, if it changed the value."""
+        if not w.isModified():
             return
-        self.set_value(name, value)
-
-    def _commit_vector(self, name: str, text: str, row: PropertyRow) -> None:
+        w.setModified(False)
+        row = w.row
+        if not w.text().strip() and row.value is None:
+            return  # still not authored
         try:
-            value = parse_vector(text, row.size)
+            value = _parse(row, w.text())
         except ValueError as exc:
-            self._show_error(f"{self.prim_path}.{name}: {exc}")
+            self._show_error(f"{self.prim_path}.{row.name}: {exc}")
             return
-        if row.value is not None and tuple(float(v) for v in row.value) == value:
-            return
-        self.set_value(name, value)
+        if not _same(row, value):
+            self.set_value(row.name, value)
 
     def set_value(self, name: str, value) -> bool:
         """Apply ``SetAttribute`` for the current prim on the chosen edit target."""

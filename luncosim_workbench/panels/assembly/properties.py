@@ -80,6 +80,8 @@ def property_rows(prim: Usd.Prim, doc: UsdDocument | None = None) -> list[Proper
         data = attr.GetCustomData() or {}
         unit = str(data.get("unit", "") or "")
         kind, size = editor_kind(type_name, allowed)
+        if attr.GetName().startswith("outputs:"):
+            kind = "readonly"  # produced by the simulation; a wire or program owns it
         value = attr.Get()
         if isinstance(value, Sdf.AssetPath):
             value = value.path

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.diagnostics import DiagnosticError
+from luncosim_core.usd.create import create, create_joint, create_reference
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import AddPrim, AddReference, MovePrim, RemovePrim
+from luncosim_core.usd.ops import AddPrim, AddReference, Batch, MovePrim, RemovePrim
 from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.assembly.inspector import PropertyInspector
@@ -176,8 +177,8 @@ class AssemblyEditor(PanelWidget):
         if not paths:
             self.ctx.notify("Select a prim to remove")
             return
-        for p in sorted(paths, key=len, reverse=True):
-            self._apply(RemovePrim(path=p, target=self.inspector.edit_target))
+        ops = tuple(RemovePrim(path=p, target=self.inspector.edit_target) for p in sorted(paths, key=len, reverse=True))
+        self._apply(ops[0] if len(ops) == 1 else Batch(ops=ops, name=f"remove {len(ops)} prims"))
         self.ctx.selection.clear()
 
     def ask_rename(self) -> None:
@@ -204,3 +205,58 @@ class AssemblyEditor(PanelWidget):
         if ok:
             self.ctx.notify(f"{prim_path} now references {rel}")
         return ok
+
+    # ------------------------------------------------------------------ Create
+    def create_parent(self) -> str:
+        """Where Create puts a new prim: the selected Xform or Scope, else the selection's parent,
+        else the default prim (else the root)."""
+        stage = self.document.stage if self.document else None
+        current = self.ctx.selection.current
+        prim = stage.GetPrimAtPath(current) if stage is not None and current else None
+        if prim:
+            return current if prim.GetTypeName() in ("Xform", "Scope", "") else str(prim.GetParent().GetPath())
+        default = stage.GetDefaultPrim() if stage is not None else None
+        return str(default.GetPath()) if default else "/"
+
+    def _create(self, make) -> str | None:
+        if self.document is None:
+            self.ctx.notify("Open a scene first")
+            return None
+        try:
+            batch = make(self.document.stage, self.create_parent())
+        except DiagnosticError as exc:
+            self.ctx.notify("; ".join(d.message for d in exc.diagnostics))
+            return None
+        path = batch.ops[0].path
+        if self._apply(batch):
+            self.ctx.selection.set([path])
+            return path
+        return None
+
+    def create_prim(self, kind: str, at=None) -> str | None:
+        """Create a ``kind`` prim (see ``luncosim_core.usd.create.RECIPES``); selects it."""
+        return self._create(lambda stage, parent: create(kind, stage, parent, at=at))
+
+    def create_joint(self) -> str | None:
+        """A joint between the two selected bodies, seated where they are."""
+        paths = self.ctx.selection.paths
+        if len(paths) != 2:
+            self.ctx.notify("Select exactly two bodies to join")
+            return None
+        return self._create(lambda stage, _parent: create_joint(
+            stage, str(stage.GetPrimAtPath(paths[0]).GetParent().GetPath()), paths[0], paths[1]))
+
+    def create_asset(self, asset_file: str, at=None) -> str | None:
+        """An Xform referencing a library file (``lunco://`` inside the library), placed at ``at``."""
+        if self.document is None:
+            return None
+        uri = asset_reference(self.document, Path(asset_file))
+        return self._create(lambda stage, parent: create_reference(stage, parent, uri, at=at))
+
+    def ask_asset(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        start = str(getattr(self.document.roots, "lunco_root", "") or "") if self.document else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Add asset", start, "USD (*.usda *.usd *.usdc)")
+        if path:
+            self.create_asset(path)

@@ -47,6 +47,9 @@ class ViewportWidget(QWidget):
 
     primClicked = Signal(str)
     primHovered = Signal(str)
+    # the transform gizmo: (prim path, "translate" | "rotate", xyz) while dragging, and once at the end
+    transformPreview = Signal(str, str, tuple)
+    transformDragged = Signal(str, str, tuple)
 
     def __init__(self, parent: QWidget | None = None, size=(800, 600)) -> None:
         super().__init__(parent)
@@ -72,7 +75,17 @@ class ViewportWidget(QWidget):
         self._hover_timer.setSingleShot(True)
         self._hover_timer.setInterval(HOVER_DELAY_MS)
         self._hover_timer.timeout.connect(self._hover_pick)
+        self.manip_mode = "translate"  # W / E
+        self.manip_space = "world"  # L toggles local
+        self.snapping = True  # G toggles
+        self.grid_step = 0.25  # metres
+        self.angle_step = 15.0  # degrees
+        self._manip_path = ""
+        self._manip_axis: int | None = None
+        self._drag = None
+        self._drag_value: tuple[str, tuple] | None = None
         ev = self.canvas.events
+        ev.draw.connect(self._place_manipulator, position="first")
         ev.mouse_press.connect(self._on_press)
         ev.mouse_release.connect(self._on_release)
         ev.mouse_move.connect(self._on_move)
@@ -102,6 +115,78 @@ class ViewportWidget(QWidget):
 
     def set_selection(self, paths: Sequence[str]) -> None:
         self.viewport.set_selection(paths)
+        self._manip_path = paths[-1] if len(paths) == 1 else ""
+        self.canvas.update()
+
+    # -------------------------------------------------------------- the transform gizmo
+    def set_manipulator(self, mode: str | None = None, space: str | None = None, snapping: bool | None = None) -> None:
+        """Translate or rotate handles, in world (parent) or local axes, snapping on or off."""
+        from ..model.manipulator import MODES, SPACES
+
+        if mode is not None and mode not in MODES or space is not None and space not in SPACES:
+            raise ValueError(f"mode must be one of {MODES} and space one of {SPACES}")
+        self.manip_mode = mode or self.manip_mode
+        self.manip_space = space or self.manip_space
+        self.snapping = self.snapping if snapping is None else snapping
+        self.canvas.update()
+
+    def manipulator_frame(self):
+        """The gizmo's frame on the selected prim (None when there is none to move)."""
+        from ..model.manipulator import prim_frame
+
+        model = self.viewport.model
+        if not self._manip_path or model.stage is None:
+            return None
+        return prim_frame(model.stage, self._manip_path, model.stage_to_view, self.manip_space,
+                          model.body_position(self._manip_path))
+
+    def manipulator_handles(self):
+        """(frame, handle length, polylines) of the gizmo as drawn, or None."""
+        from ..model.manipulator import handle_length, handle_lines
+
+        frame = self._drag.frame if self._drag is not None else self.manipulator_frame()
+        if frame is None:
+            return None
+        length = handle_length(frame, self.viewport.project)
+        return frame, length, handle_lines(frame, self.manip_mode, length)
+
+    def _place_manipulator(self, _event=None) -> None:
+        handles = self.manipulator_handles()
+        self.viewport.manipulator.show(handles[2] if handles else None, self._manip_axis)
+
+    def _begin_drag(self, x: float, y: float) -> bool:
+        from ..model.manipulator import Drag, hit_axis
+
+        handles = self.manipulator_handles()
+        if handles is None:
+            return False
+        frame, length, _lines = handles
+        axis = hit_axis(frame, self.manip_mode, length, self.viewport.project, (x, y))
+        if axis is None:
+            return False
+        self._drag = Drag.begin(frame, self.manip_mode, axis, *self.viewport.ray_at(x, y), grid_step=self.grid_step,
+                                angle_step=self.angle_step, snapping=self.snapping)
+        if self._drag is None:
+            return False
+        self._manip_axis = axis
+        self._drag_value = None
+        self.viewport.view.camera.interactive = False  # the drag moves the prim, not the camera
+        return True
+
+    def _continue_drag(self, x: float, y: float) -> None:
+        value = self._drag.value(*self.viewport.ray_at(x, y))
+        if value is not None and value != self._drag_value:
+            self._drag_value = value
+            self.transformPreview.emit(self._drag.frame.path, value[0], value[1])
+        self.canvas.update()
+
+    def _end_drag(self) -> None:
+        drag, value = self._drag, self._drag_value
+        self._drag, self._drag_value, self._manip_axis = None, None, None
+        self.viewport.view.camera.interactive = True
+        if value is not None:
+            self.transformDragged.emit(drag.frame.path, value[0], value[1])
+        self.canvas.update()
 
     def set_debug_info(self, info: DebugInfo | None) -> None:
         self.viewport.set_debug_info(info)
@@ -146,9 +231,15 @@ class ViewportWidget(QWidget):
 
     def _on_press(self, event) -> None:
         if event.button == 1:
+            if self._begin_drag(float(event.pos[0]), float(event.pos[1])):
+                event.handled = True
+                return
             self._press_pos = (float(event.pos[0]), float(event.pos[1]))
 
     def _on_release(self, event) -> None:
+        if self._drag is not None:
+            self._end_drag()
+            return
         start, self._press_pos = self._press_pos, None
         if event.button != 1 or start is None:
             return
@@ -157,6 +248,9 @@ class ViewportWidget(QWidget):
             self.primClicked.emit(self.pick_at(*event.pos[:2]))
 
     def _on_move(self, event) -> None:
+        if self._drag is not None:
+            self._continue_drag(float(event.pos[0]), float(event.pos[1]))
+            return
         if event.is_dragging or event.buttons:
             self._hover_timer.stop()
             return
@@ -191,5 +285,11 @@ class ViewportWidget(QWidget):
         elif key == "C":
             other = "fly" if self.viewport.camera_mode == "turntable" else "turntable"
             self.viewport.set_camera_mode(other)
+        elif key in ("W", "E") and self.viewport.camera_mode == "turntable":
+            self.set_manipulator(mode="translate" if key == "W" else "rotate")
+        elif key == "L":
+            self.set_manipulator(space="local" if self.manip_space == "world" else "world")
+        elif key == "G":
+            self.set_manipulator(snapping=not self.snapping)
         elif key in ("1", "3", "7", "5"):
             self.viewport.set_view({"1": "front", "3": "right", "7": "top", "5": "iso"}[key])

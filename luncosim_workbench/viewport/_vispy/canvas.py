@@ -24,7 +24,7 @@ from ..model.picking import PickHit, pick_hit
 from ..model.scene_model import SceneModel
 from ..model.transforms import apply
 from .batched_mesh import BucketMeshAdapter
-from .decorations import AxesGizmo, GridAdapter
+from .decorations import AxesGizmo, GridAdapter, ManipulatorAdapter
 from .overlay_adapters import make_adapter
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class ViewportCanvas:
         self._mesh_adapters: dict = {}
         self.grid = GridAdapter(self.view.scene)
         self.gizmo = AxesGizmo(self.canvas, self.view)
+        self.manipulator = ManipulatorAdapter(self.view.scene)
         self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
         self.overlay_layers = {cls.name: cls() for cls in OVERLAY_LAYERS}
@@ -64,6 +65,7 @@ class ViewportCanvas:
     # ------------------------------------------------------------------ content
     def set_stage(self, stage) -> None:
         self.model.load(stage)
+        self.gizmo.set_stage_axes(self.model.stage_to_view)
         self._sync_meshes()
         b = self.model.bounds()
         if b is not None:

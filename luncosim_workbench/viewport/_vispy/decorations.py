@@ -95,6 +95,15 @@ class AxesGizmo:
         self._canvas = canvas
         self._place()
 
+    def set_stage_axes(self, stage_to_view: np.ndarray) -> None:
+        """Point X, Y, Z along the stage's own axes (a Y-up stage shows Y up)."""
+        rot = np.asarray(stage_to_view, np.float64)[:3, :3]
+        dirs = (rot / np.linalg.norm(rot, axis=0, keepdims=True)).T  # row i: stage axis i in the view frame
+        pts = np.zeros((6, 3), np.float32)
+        pts[1::2] = dirs
+        self.lines.set_data(pos=pts)
+        self.labels.pos = (dirs * 1.25).astype(np.float32)
+
     def _place(self, event=None) -> None:
         h = self._canvas.size[1]
         self.view.pos = (8, h - self.size_px - 8)
@@ -108,3 +117,29 @@ class AxesGizmo:
         g = self.view.camera
         if g.azimuth != cam.azimuth or g.elevation != cam.elevation:
             g.azimuth, g.elevation = cam.azimuth, cam.elevation
+
+
+class ManipulatorAdapter:
+    """The transform gizmo's handles (one polyline per axis), drawn over the scene."""
+
+    ACTIVE = (1.0, 0.85, 0.2, 1.0)
+
+    def __init__(self, parent) -> None:
+        self.lines = []
+        for color in AXIS_COLORS:
+            line = scene.visuals.Line(pos=np.zeros((2, 3), np.float32), color=color, width=4, method="gl",
+                                      parent=parent)
+            line.set_gl_state(depth_test=False, blend=True)
+            line.order = 100  # after the scene
+            line.visible = False
+            self.lines.append(line)
+
+    def show(self, polylines, active: int | None = None) -> None:
+        """``polylines``: one (N, 3) array per axis (view frame), or None to hide."""
+        for i, line in enumerate(self.lines):
+            if polylines is None:
+                line.visible = False
+                continue
+            line.set_data(pos=np.asarray(polylines[i], np.float32),
+                          color=self.ACTIVE if i == active else AXIS_COLORS[i])
+            line.visible = True

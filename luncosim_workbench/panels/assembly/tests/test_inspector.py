@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pxr import Sdf
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit
+from PySide6.QtWidgets import QComboBox, QLineEdit
 
 from luncosim_core.twin import open_path
 from luncosim_core.usd.document import UsdDocument
@@ -22,8 +22,9 @@ def test_edit_an_attribute_then_undo_restores_it(opened, qtbot):
     inspector = _select(opened, MARKER)
     assert inspector.title.text().startswith(MARKER)
     editor = inspector.editors["size"]
-    assert isinstance(editor, QDoubleSpinBox) and editor.value() == 0.5
-    editor.setValue(2.25)
+    assert isinstance(editor, QLineEdit) and editor.text() == "0.5"
+    editor.setText("2.25")
+    editor.setModified(True)  # as typing does
     editor.editingFinished.emit()
     assert doc.dirty
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
@@ -33,7 +34,7 @@ def test_edit_an_attribute_then_undo_restores_it(opened, qtbot):
     opened.action("edit.undo").trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 0.5
     assert doc.export_layers() == original
-    qtbot.waitUntil(lambda: inspector.editors["size"].value() == 0.5, timeout=2000)
+    qtbot.waitUntil(lambda: inspector.editors["size"].text() == "0.5", timeout=2000)
     opened.action("edit.redo").trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 2.25
 
@@ -48,6 +49,7 @@ def test_strongest_opinion_layer_and_runtime_target(opened, qtbot):
     editor = inspector.editors["xformOp:translate"]
     assert isinstance(editor, QLineEdit) and editor.text() == "10, 0.25, 0"
     editor.setText("12, 0.25, -1")
+    editor.setModified(True)
     editor.editingFinished.emit()
     value = doc.stage.GetPrimAtPath(MARKER).GetAttribute("xformOp:translate").Get()
     assert tuple(value) == (12.0, 0.25, -1.0)
@@ -64,6 +66,7 @@ def test_a_bad_vector_is_refused_with_a_message(opened, qtbot):
     before = doc.export_layers()
     editor = inspector.editors["xformOp:translate"]
     editor.setText("1, 2")
+    editor.setModified(True)
     editor.editingFinished.emit()
     assert doc.export_layers() == before
     assert inspector.error.isVisibleTo(inspector) and "expected 3 numbers" in inspector.error.text()

@@ -1,0 +1,28 @@
+"""The Layer stack: the scene's layers, the edit target, where the selection's opinions live."""
+
+from luncosim_workbench.actions.registry import ActionSpec, MenuPlace
+from luncosim_workbench.layout import DockPlacement
+from luncosim_workbench.panels.layers.widget import LayerStackPanel
+from luncosim_workbench.plugins import PanelSpec
+
+PANEL = PanelSpec(
+    id="layers",
+    title="Layer Stack",
+    area="left",
+    icon="assembly",
+    order=25,
+    factory=LayerStackPanel,
+    subscribes=("selection",),
+    actions=(
+        ActionSpec("layers.target_base", "Edit Target: Base Layer (the scene file)",
+                   lambda panel: panel.set_edit_target("base"), menus=(MenuPlace("edit", "5_target", 10),),
+                   enablement="document"),
+        ActionSpec("layers.target_runtime", "Edit Target: Runtime Layer",
+                   lambda panel: panel.set_edit_target("runtime"), menus=(MenuPlace("edit", "5_target", 20),),
+                   enablement="document"),
+    ),
+    perspectives={
+        "Build": DockPlacement("left", 0),
+        "Debug": DockPlacement("left", 1),
+    },
+)
