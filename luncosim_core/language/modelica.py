@@ -1,0 +1,112 @@
+"""Modelica language services: diagnostics through the compiler, class index, definitions.
+
+Diagnostics come from :func:`luncosim_core.modelica.compile_model` (rumoca runs in the compile
+server's child process, so a compiler crash is one ``modelica.compiler_crash`` diagnostic, never
+a dead workbench). A file whose first class is a package, connector, record or function is not
+simulated on its own: only its syntax and resolution errors are reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.modelica.compiler import BUNDLED_LIBRARY
+from luncosim_core.modelica.source_text import CLASS_RE, blank_comments
+
+BUILTINS = ("der", "pre", "edge", "change", "reinit", "initial", "terminal", "noEvent", "smooth", "sample",
+            "abs", "sign", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "log", "log10",
+            "min", "max", "sum", "size", "zeros", "ones", "fill", "connect", "assert", "terminate", "time")
+KEYWORDS = ("model", "block", "class", "package", "connector", "record", "function", "equation", "algorithm",
+            "parameter", "constant", "input", "output", "flow", "stream", "discrete", "extends", "import",
+            "within", "end", "if", "then", "else", "elseif", "for", "loop", "in", "when", "elsewhen", "while",
+            "annotation", "initial", "partial", "replaceable", "redeclare", "final", "inner", "outer", "and",
+            "or", "not", "true", "false", "Real", "Integer", "Boolean", "String")
+
+
+def library_roots(roots=None) -> tuple[Path, ...]:
+    """Folders of top-level packages a model may use: the asset library's models, the bundled one."""
+    out: list[Path] = []
+    if roots is not None:
+        out.append(Path(roots.lunco_root) / "models")
+    out.append(BUNDLED_LIBRARY)
+    seen: list[Path] = []
+    for p in out:
+        p = p.resolve()
+        if p.is_dir() and p not in seen:
+            seen.append(p)
+    return tuple(seen)
+
+
+def check_modelica(text: str, file: str, roots=None) -> list[Diagnostic]:
+    """Positioned diagnostics of a Modelica source buffer (see the module doc)."""
+    from luncosim_core.modelica import compile_model
+
+    compiled = compile_model(source_path=file, source_text=text, library_roots=list(library_roots(roots)))
+    out = []
+    for d in compiled.diagnostics:
+        if d.code == "modelica.not_a_model":
+            continue
+        layer = d.layer if d.layer and d.layer != "<source>" else file
+        out.append(Diagnostic(d.severity, d.code, d.message, layer=layer, line=d.line, column=d.column,
+                              source="modelica", data=d.data))
+    return out
+
+
+@dataclass(frozen=True)
+class ClassDef:
+    name: str  # qualified (Workbench.Control.FirstOrder)
+    file: Path
+    line: int
+
+
+_WITHIN = re.compile(r"^\s*within\s+([A-Za-z_][\w.]*)?\s*;", re.M)
+
+
+def _classes_in(path: Path) -> list[ClassDef]:
+    try:
+        text = blank_comments(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return []
+    within = _WITHIN.search(text)
+    prefix = (within.group(1) + ".") if within and within.group(1) else ""
+    out = []
+    first = True
+    for m in CLASS_RE.finditer(text):
+        line = text.count("\n", 0, m.start(1)) + 1
+        name = m.group(1)
+        # the file's first class sits under ``within``; later ones are nested (approximately) in it
+        qual = prefix + name if first else f"{prefix}{out[0].name.rsplit('.', 1)[-1]}.{name}"
+        out.append(ClassDef(qual, path, line))
+        first = False
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _index(roots: tuple[Path, ...], stamp: tuple) -> tuple[ClassDef, ...]:
+    out: list[ClassDef] = []
+    for root in roots:
+        for path in sorted(root.rglob("*.mo")):
+            out.extend(_classes_in(path))
+    return tuple(out)
+
+
+def class_index(roots: tuple[Path, ...]) -> tuple[ClassDef, ...]:
+    """Every class defined under the library ``roots`` (cached while no file changes)."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for r in roots for p in sorted(Path(r).rglob("*.mo")))
+    return _index(tuple(roots), stamp)
+
+
+def find_class(name: str, roots: tuple[Path, ...], extra: tuple[Path, ...] = ()) -> ClassDef | None:
+    """The definition of ``name`` (qualified, or a unique last component) in ``roots`` or ``extra`` files."""
+    defs = list(class_index(roots))
+    for p in extra:
+        defs.extend(_classes_in(p))
+    exact = [d for d in defs if d.name == name]
+    if exact:
+        return exact[0]
+    tail = [d for d in defs if d.name.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]]
+    return tail[0] if tail else None
