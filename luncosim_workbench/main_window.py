@@ -431,6 +431,11 @@ class MainWindow(QMainWindow):
         from luncosim_workbench.widgets.source_view import SourceView, can_show
 
         self.session.log(f"open {path}" + (f":{line}" if line else ""))
+        editor = self.panels.get("editor")
+        if editor is not None and Path(path).suffix in (".mo", ".rhai") and Path(path).is_file():
+            self.docks["editor"].show()
+            self.docks["editor"].raise_()
+            return editor.open_file(path, line)
         if can_show(path):
             view = SourceView(path, line, self)
             view.show()

@@ -1,0 +1,117 @@
+"""The source editor driven like a user: typing, squiggles, completion, F12, Save & Run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from luncosim_workbench.testing import wait_for
+
+SCENARIO = "scenarios/yard_drill.rhai"
+
+
+def _editor_panel(window):
+    return window.panels["editor"]
+
+
+def _end_of_line(editor, line):
+    editor.gotoPos(editor.lineEndPosition(line - 1))
+
+
+def test_typing_an_error_squiggles_it_and_the_fix_clears_it(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    editor = opened.open_location(str(twin_copy / SCENARIO), 9)
+    assert editor is panel.current() and editor.cursor_line_col()[0] == 9
+    wait_for(qtbot, lambda: editor.doc.path in panel.results)
+    assert editor.squiggles() == []
+    _end_of_line(editor, 9)  # "fn on_start(me) {"
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "let x = ;")
+    wait_for(qtbot, lambda: editor.squiggles() != [])
+    assert editor.doc.text.splitlines()[9] == "let x = ;"
+    assert editor.squiggles() == [("error", 10, 9)]  # at the ';' the parser did not expect
+    assert "Unexpected" in editor.diagnostics[0].message
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(editor, "1;")
+    wait_for(qtbot, lambda: panel.results[editor.doc.path][0] == editor.doc.revision and editor.squiggles() == [])
+    # the journal holds exactly what the user typed: the newline, then the words (coalesced)
+    labels = [(e.author, e.edit.label) for e in editor.doc.entries()]
+    assert all(a == "user" for a, _l in labels)
+    assert editor.doc.dirty and "let x = 1;" in editor.doc.text
+    while editor.doc.can_undo:
+        qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert editor.doc.text == (twin_copy / SCENARIO).read_text()
+    assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == editor.doc.text
+    assert not editor.doc.dirty
+
+
+def test_unknown_host_function_is_a_warning_at_the_call(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    editor = panel.open_file(twin_copy / SCENARIO)
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "fnd(1);")
+    wait_for(qtbot, lambda: editor.squiggles() == [("warning", 10, 1)])
+    assert "fnd" in editor.diagnostics[0].message
+
+
+def test_completion_offers_host_api_names_and_scene_ports(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    editor = panel.open_file(twin_copy / SCENARIO)
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "wor")
+    qtbot.keyClick(editor, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
+    assert editor.autoCActive()
+    shown = panel.complete(editor)
+    assert "world_pos" in shown and "world_forward" in shown and "find" not in shown
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    qtbot.keyClicks(editor, '_pos(find("/PracticeYard/RoverA/Con')
+    shown = panel.complete(editor)
+    assert "/PracticeYard/RoverA/Controller" in shown
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # accept the completion
+    assert 'find("/PracticeYard/RoverA/Controller' in editor.doc.text
+    qtbot.keyClicks(editor, '"), "thr')
+    assert "throttle" in panel.complete(editor)  # a port name inside a get/set string
+
+
+def test_f12_jumps_across_files(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    (twin_copy / "scenarios" / "helpers.rhai").write_text("// helpers\n\nfn double(x) {\n    x * 2\n}\n")
+    editor = panel.open_file(twin_copy / SCENARIO)
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, 'import "helpers" as h; let z = h::double(2);')
+    editor.gotoPos(editor.currentPos() - 6)  # inside "double"
+    qtbot.keyClick(editor, Qt.Key.Key_F12)
+    other = panel.current()
+    assert other is not editor and other.doc.path.name == "helpers.rhai"
+    assert other.cursor_line_col()[0] == 3
+    # Modelica: a class name jumps into the model library
+    model = twin_copy / "models" / "Use.mo"
+    model.parent.mkdir()
+    model.write_text("model Use\n  Workbench.Control.FirstOrder lag(T = 0.5);\nequation\n  lag.u = 1;\nend Use;\n")
+    mo = panel.open_file(model, 2)
+    mo.gotoPos(mo.positionFromLine(1) + 22)
+    qtbot.keyClick(mo, Qt.Key.Key_F12)
+    target = panel.current()
+    assert target.doc.path.name == "FirstOrder.mo" and target.cursor_line_col()[0] == 2
+
+
+def test_ctrl_s_saves_atomically_and_closing_a_dirty_tab_asks(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    path = twin_copy / SCENARIO
+    editor = panel.open_file(path)
+    editor.gotoPos(0)
+    qtbot.keyClicks(editor, "// edited\n")
+    assert panel.tabs.tabText(panel.tabs.indexOf(editor)).endswith("*")
+    asked = []
+    panel.ask_close = lambda name: asked.append(name) or "cancel"
+    assert not panel.close_tab(panel.tabs.indexOf(editor)) and asked == ["yard_drill.rhai"]
+    scene_before = (twin_copy / "scenes" / "practice_yard.usda").read_text()
+    qtbot.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert path.read_text().startswith("// edited\n") and not editor.doc.dirty
+    assert (twin_copy / "scenes" / "practice_yard.usda").read_text() == scene_before  # Ctrl+S saved the file only
+    assert panel.close_tab(panel.tabs.indexOf(editor))
