@@ -7,8 +7,9 @@ restore the text byte for byte; ``dirty`` compares the journal with the saved st
 atomic and refuse to overwrite a file that changed on disk since it was read (unless told).
 
 Consecutive keystrokes of one word coalesce into one journal entry (``coalesce=True``): a
-contiguous single-character-run insertion (or deletion) without a newline joins the previous
-entry of the same author, so one undo takes back the word, not a letter.
+contiguous insertion without a newline joins the previous entry of the same author (a word and
+the blanks after it; the next word starts a new entry), as does a run of backspaces, so one undo
+takes back the word, not a letter. A save always starts a new entry.
 """
 
 from __future__ import annotations
@@ -179,10 +180,11 @@ class TextDocument:
         if new is None or len(prev) != 1:
             return False
         (old,) = prev
-        if "\n" in new.text or new.text.isspace() and new.text:
+        if "\n" in new.text:
             return False
-        if new.start == new.end and old.start == old.end:  # typing on
-            return new.start == old.start + len(old.text) and bool(new.text)
+        if new.start == new.end and old.start == old.end:  # typing on: a word and the blanks after it
+            starts_word = old.text[-1:].isspace() and not new.text.isspace()
+            return new.start == old.start + len(old.text) and bool(new.text) and not starts_word
         if not new.text and not old.text:  # backspacing
             return new.end == old.start
         return False

@@ -105,7 +105,8 @@ def test_ctrl_s_saves_atomically_and_closing_a_dirty_tab_asks(opened, twin_copy,
     path = twin_copy / SCENARIO
     editor = panel.open_file(path)
     editor.gotoPos(0)
-    qtbot.keyClicks(editor, "// edited\n")
+    qtbot.keyClicks(editor, "// edited")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
     assert panel.tabs.tabText(panel.tabs.indexOf(editor)).endswith("*")
     asked = []
     panel.ask_close = lambda name: asked.append(name) or "cancel"
