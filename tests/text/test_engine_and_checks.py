@@ -1,0 +1,64 @@
+"""The diagnostics engine (debounced, off-thread, stale results dropped) and the language checks."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from luncosim_core.language import check_source
+from luncosim_core.text import DiagnosticsEngine
+
+
+def test_engine_debounces_and_delivers_only_the_newest_revision():
+    got, ran, done = [], [], threading.Event()
+
+    def checker(key, text):
+        ran.append(text)
+        return []
+
+    def deliver(key, revision, diags):
+        got.append((key, revision))
+        done.set()
+
+    engine = DiagnosticsEngine(checker, deliver, delay_s=0.05)
+    main = threading.get_ident()
+    try:
+        for rev in range(1, 6):
+            engine.submit("a.rhai", f"text {rev}", rev)
+        assert done.wait(5)
+        time.sleep(0.1)
+        assert got == [("a.rhai", 5)] and ran == ["text 5"]  # four keystrokes coalesced away
+    finally:
+        engine.close()
+    assert threading.get_ident() == main
+
+
+def test_a_failing_checker_is_a_diagnostic():
+    out = []
+    done = threading.Event()
+    engine = DiagnosticsEngine(lambda k, t: 1 / 0, lambda k, r, d: (out.extend(d), done.set()), delay_s=0)
+    try:
+        engine.submit("x.mo", "", 1)
+        assert done.wait(5)
+    finally:
+        engine.close()
+    assert out[0].code == "check-failed" and "ZeroDivisionError" in out[0].message
+
+
+def test_rhai_checks_syntax_and_unknown_functions(tmp_path):
+    bad = check_source(tmp_path / "s.rhai", "fn on_tick(me) {\n    let x = ;\n}\n")
+    assert [(d.code, d.line, d.column) for d in bad] == [("rhai.syntax", 2, 13)]
+    warn = check_source(tmp_path / "s.rhai", "fn on_tick(me) {\n    fnd(1);\n    print(1, 2);\n    let p = find(\"/A\");\n}\n")
+    assert [(d.code, d.severity, d.line, d.column) for d in warn] == [
+        ("rhai.unknown-function", "warning", 2, 5), ("rhai.unknown-function", "warning", 3, 5)]
+    assert "takes 1" in warn[1].message
+
+
+def test_modelica_checks_go_through_the_compiler(tmp_path):
+    path = tmp_path / "Lag.mo"
+    good = "model Lag\n  input Real u;\n  output Real y;\nequation\n  der(y) = u - y;\nend Lag;\n"
+    assert check_source(path, good) == []
+    bad = check_source(path, good.replace("u - y", "u - z"))
+    assert [(d.code, d.line, d.column) for d in bad] == [("modelica.unresolved", 5, 16)]
+    syntax = check_source(path, good.replace("u - y", "u - "))
+    assert syntax[0].code == "modelica.syntax" and syntax[0].line == 5
