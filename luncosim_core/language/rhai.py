@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from luncosim_core.api.host import Pose, SimTime
 from luncosim_core.api.commands import CommandResult
+from luncosim_core.api.host import Pose, SimTime
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.scripting.compile import compile_scenario
 from luncosim_core.scripting.rhai.errors import RhaiError

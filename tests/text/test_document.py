@@ -68,3 +68,11 @@ def test_save_is_atomic_and_refuses_an_external_change(doc):
 def test_positions_round_trip(doc):
     for off in (0, 8, 20, len(SOURCE) - 1):
         assert doc.offset(*doc.line_col(off)) == off
+
+
+def test_replace_all_splices_only_what_changed(doc):
+    new = SOURCE.replace("-x", "-2 * x")
+    doc.replace_all(new, author="script")
+    (entry,) = doc.entries()
+    assert entry.author == "script" and doc.text == new
+    assert [(s.start, s.end, s.text) for g in entry.edit.groups for s in g] == [(SOURCE.index("-x") + 1,) * 2 + ("2 * ",)]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from lexilla import Language, create_lexer
 from lexilla.pyside6_scintilla import set_lexer
-from pyside6_scintilla import ScintillaEdit
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
+from pyside6_scintilla import ScintillaEdit
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.text import Splice, TextDocument
@@ -146,11 +146,6 @@ class CodeEditor(ScintillaEdit):
         start = self.positionFromLine(line)
         prefix = bytes(self.textRange(start, pos)) if pos > start else b""
         return self.indexPositionFromLine(line, SC_LINECHARACTERINDEX_UTF32) + len(prefix.decode("utf-8", "replace"))
-
-    def byte_pos(self, offset: int) -> int:
-        """The Scintilla byte position of document offset ``offset``."""
-        line, col = self.doc.line_col(offset)
-        return self.positionRelative(self.positionFromLine(line - 1), col - 1)
 
     def pos_of(self, line: int, column: int | None) -> int:
         """Byte position of a 1-based line/column (column None: the line's first non-blank)."""

@@ -19,7 +19,13 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QTabWidget, QVBoxLayout
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.language import check_source
-from luncosim_core.language.modelica import BUILTINS, KEYWORDS, class_index, find_class, library_roots
+from luncosim_core.language.modelica import (
+    BUILTINS,
+    KEYWORDS,
+    class_index,
+    find_class,
+    library_roots,
+)
 from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports
 from luncosim_core.text import DiagnosticsEngine, TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
@@ -27,7 +33,6 @@ from luncosim_workbench.events import DiagnosticEvent
 from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEditor
 from luncosim_workbench.plugins import PanelWidget
 
-EDITABLE = (".mo", ".rhai")
 RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
                 "modelica.reload-kept": "did not compile: the running version continues",
                 "scenario-reloaded": "scenario reloaded"}

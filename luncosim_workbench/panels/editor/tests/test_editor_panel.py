@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from PySide6.QtCore import Qt
 
 from luncosim_workbench.testing import wait_for
