@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
+        gc_guard.install().freeze()  # the built window is long-lived: keep it out of UI-thread collections
 
     # ------------------------------------------------------------------ panels
     def _add_panel(self, spec: PanelSpec) -> None:

@@ -1,8 +1,9 @@
 """Modelica language services: diagnostics through the compiler, class index, definitions.
 
-Diagnostics come from :func:`luncosim_core.modelica.compile_model` (rumoca runs in the compile
-server's child process, so a compiler crash is one ``modelica.compiler_crash`` diagnostic, never
-a dead workbench). A file whose first class is a package, connector, record or function is not
+Diagnostics come from the Modelica front end (syntax, unresolved names, unbalanced models), run
+through the compile server's child process, so a compiler crash is one
+``modelica.compiler_crash`` diagnostic, never a dead workbench. The numeric back end (CasADi) is
+left to the real compile (Save & Run reports what it finds). A file whose first class is a package, connector, record or function is not
 simulated on its own: only its syntax and resolution errors are reported.
 """
 
@@ -43,11 +44,18 @@ def library_roots(roots=None) -> tuple[Path, ...]:
 
 def check_modelica(text: str, file: str, roots=None) -> list[Diagnostic]:
     """Positioned diagnostics of a Modelica source buffer (see the module doc)."""
-    from luncosim_core.modelica import compile_model
+    from luncosim_core.modelica.compile_server import run_front_end
+    from luncosim_core.modelica.compiler import _package_root
+    from luncosim_core.modelica.source_text import guess_model_name
 
-    compiled = compile_model(source_path=file, source_text=text, library_roots=list(library_roots(roots)))
+    path = Path(file).resolve()
+    search = [str(p) for p in library_roots(roots)]
+    pkg = _package_root(path)
+    if pkg is not None and str(pkg) not in search:
+        search.insert(0, str(pkg))
+    front = run_front_end(text, guess_model_name(text, path), str(path), str(path), tuple(search))
     out = []
-    for d in compiled.diagnostics:
+    for d in front.diagnostics:
         if d.code == "modelica.not_a_model":
             continue
         layer = d.layer if d.layer and d.layer != "<source>" else file

@@ -207,7 +207,13 @@ _FN = re.compile(r"^\s*(?:private\s+)?fn\s+(?:\w+\.)?(\w+)\s*\(", re.M)
 
 def rhai_functions(text: str) -> dict[str, int]:
     """Function name -> 1-based line of its definition in ``text``."""
-    return {m.group(1): text.count("\n", 0, m.start(1)) + 1 for m in _FN.finditer(text)}
+    out: dict[str, int] = {}
+    line, pos = 1, 0
+    for m in _FN.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        out.setdefault(m.group(1), line)
+    return out
 
 
 def rhai_imports(text: str, file: Path, roots=None) -> dict[str, Path]:

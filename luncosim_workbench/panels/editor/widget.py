@@ -61,7 +61,8 @@ class EditorPanel(PanelWidget):
         self.theme = "light"
         # answers "save", "discard" or "cancel" for a dirty tab being closed (tests replace it)
         self.ask_close = self._ask_close_dialog
-        self.awaiting_reload: set[str] = set()  # files saved with Save & Run, waiting for the simulation
+        self.awaiting_reload: set[str] = set()
+        self._script_names: dict[str, tuple[str, ...]] = {}  # functions a script defines (checker thread)  # files saved with Save & Run, waiting for the simulation
         self._relay = _Relay()
         self._relay.arrived.connect(self._on_diagnostics)
         self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit)
@@ -129,6 +130,9 @@ class EditorPanel(PanelWidget):
 
     # ------------------------------------------------------------------ diagnostics
     def _check(self, key: str, text: str) -> list[Diagnostic]:
+        """On the checker thread: diagnostics, and the script's own names for completion."""
+        if key.endswith(".rhai"):
+            self._script_names[key] = tuple(rhai_functions(text))
         return check_source(key, text, self._roots())
 
     def _on_edit(self, editor: CodeEditor) -> None:
@@ -210,7 +214,8 @@ class EditorPanel(PanelWidget):
             return self._scene_words(), len(typed.encode("utf-8"))
         typed = _typed_tail(prefix, editor.doc.language)
         if editor.doc.language == "rhai":
-            words = [f.name for f in host_functions(self._roots())] + list(rhai_functions(editor.doc.text))
+            words = [f.name for f in host_functions(self._roots())]
+            words += self._script_names.get(str(editor.doc.path), ())
             words += RHAI_KEYWORDS.split()
         else:
             roots = library_roots(self._roots())
