@@ -113,3 +113,18 @@ def test_ctrl_s_saves_atomically_and_closing_a_dirty_tab_asks(opened, twin_copy,
     assert path.read_text().startswith("// edited\n") and not editor.doc.dirty
     assert (twin_copy / "scenes" / "practice_yard.usda").read_text() == scene_before  # Ctrl+S saved the file only
     assert panel.close_tab(panel.tabs.indexOf(editor))
+
+
+def test_twin_browser_and_diagnostics_open_sources_in_the_editor(opened, twin_copy, qtbot):
+    from luncosim_core.diagnostics import Diagnostic
+
+    browser = opened.panels["twin_browser"]
+    files = browser.sections["files"]
+    item = next(files.child(i) for i in range(files.childCount()) if files.child(i).text(0) == SCENARIO)
+    browser.tree.itemActivated.emit(item, 0)
+    panel = _editor_panel(opened)
+    assert panel.current() is not None and panel.current().doc.path == (twin_copy / SCENARIO).resolve()
+    opened.panels["diagnostics"].activate(Diagnostic("error", "rhai.runtime", "boom", layer=str(twin_copy / SCENARIO),
+                                                     line=26, column=5, source="rhai"))
+    assert panel.current().cursor_line_col()[0] == 26
+    assert len(panel.editors) == 1  # the same tab, not a second copy
