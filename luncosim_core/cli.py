@@ -244,6 +244,9 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     from luncosim_core.mission.cli import add_mission_verb
 
     add_mission_verb(sub)  # mission run
+    from luncosim_core.language.cli_verbs import add_check_verb
+
+    add_check_verb(sub)  # check FILE...
     added: list[AddVerbs] = []
     for add in (*plugin_verbs(), *extra_verbs):
         if add not in added:
