@@ -24,7 +24,7 @@ PANEL = PanelSpec(
                    tip="Open the definition of the name at the caret (F12 inside the editor)"),
     ),
     perspectives={
-        "Build": DockPlacement("right", 1),
-        "Debug": DockPlacement("right", 1, visible=False),
+        "Build": DockPlacement("right", 1, visible=False),  # shown when a source opens
+        "Debug": DockPlacement("right", 1),
     },
 )

@@ -46,7 +46,7 @@ def test_typing_an_error_squiggles_it_and_the_fix_clears_it(opened, twin_copy, q
 
 def test_unknown_host_function_is_a_warning_at_the_call(opened, twin_copy, qtbot):
     panel = _editor_panel(opened)
-    editor = panel.open_file(twin_copy / SCENARIO)
+    editor = opened.open_location(str(twin_copy / SCENARIO))
     _end_of_line(editor, 9)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.keyClicks(editor, "fnd(1);")
@@ -56,7 +56,7 @@ def test_unknown_host_function_is_a_warning_at_the_call(opened, twin_copy, qtbot
 
 def test_completion_offers_host_api_names_and_scene_ports(opened, twin_copy, qtbot):
     panel = _editor_panel(opened)
-    editor = panel.open_file(twin_copy / SCENARIO)
+    editor = opened.open_location(str(twin_copy / SCENARIO))
     _end_of_line(editor, 9)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.keyClicks(editor, "wor")
@@ -77,7 +77,7 @@ def test_completion_offers_host_api_names_and_scene_ports(opened, twin_copy, qtb
 def test_f12_jumps_across_files(opened, twin_copy, qtbot):
     panel = _editor_panel(opened)
     (twin_copy / "scenarios" / "helpers.rhai").write_text("// helpers\n\nfn double(x) {\n    x * 2\n}\n")
-    editor = panel.open_file(twin_copy / SCENARIO)
+    editor = opened.open_location(str(twin_copy / SCENARIO))
     _end_of_line(editor, 9)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.keyClicks(editor, 'import "helpers" as h; let z = h::double(2);')
@@ -100,7 +100,7 @@ def test_f12_jumps_across_files(opened, twin_copy, qtbot):
 def test_ctrl_s_saves_atomically_and_closing_a_dirty_tab_asks(opened, twin_copy, qtbot):
     panel = _editor_panel(opened)
     path = twin_copy / SCENARIO
-    editor = panel.open_file(path)
+    editor = opened.open_location(str(path))
     editor.gotoPos(0)
     qtbot.keyClicks(editor, "// edited")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
