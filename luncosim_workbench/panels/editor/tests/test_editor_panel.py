@@ -45,7 +45,6 @@ def test_typing_an_error_squiggles_it_and_the_fix_clears_it(opened, twin_copy, q
 
 
 def test_unknown_host_function_is_a_warning_at_the_call(opened, twin_copy, qtbot):
-    panel = _editor_panel(opened)
     editor = opened.open_location(str(twin_copy / SCENARIO))
     _end_of_line(editor, 9)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
