@@ -181,13 +181,13 @@ def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
                            column=1, source="rhai")]
     if "policy" in Path(file).parts:  # lint policies run against the lint host, not the scenario API
         return []
+    out = _hook_problems(script, file)
     own = {(f.name, len(f.params)) for f in script.fns}
     variables = _names(script)
     calls: list = []
     _calls(script.stmts, calls)
     for fn in script.fns:
         _calls(fn.body, calls)
-    out = []
     for c in calls:
         arity = len(c.args)
         if (c.name, arity) in own or c.name in variables or _known(rt, c.name, arity):
@@ -198,6 +198,25 @@ def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
                else f"no function '{c.name}' with {arity} argument(s) (not in the script, the host API or the prelude)")
         out.append(Diagnostic("warning", "rhai.unknown-function", why, layer=file, line=c.line, column=c.col,
                               source="rhai"))
+    return out
+
+
+#: the hooks the scenario runtime calls, with their parameters (docs/scripting.md)
+HOOKS = {"on_start": ("me",), "on_tick": ("me",), "on_stop": ("me",), "on_event": ("me", "evt"),
+         "simulation_dependencies": ("me", "ctx")}
+
+
+def _hook_problems(script, file: str) -> list[Diagnostic]:
+    """A hook defined with the wrong number of parameters is never called: say so at its name."""
+    out = []
+    for fn in script.fns:
+        want = HOOKS.get(fn.name)
+        if want is not None and len(fn.params) != len(want) and not any(
+                g.name == fn.name and len(g.params) == len(want) for g in script.fns):
+            out.append(Diagnostic("warning", "rhai.hook-signature",
+                                  f"the runtime calls {fn.name}({', '.join(want)}); this {fn.name} takes "
+                                  f"{len(fn.params)} parameter(s), so it is never called",
+                                  layer=file, line=fn.line, column=fn.col, source="rhai"))
     return out
 
 

@@ -62,3 +62,9 @@ def test_modelica_checks_go_through_the_compiler(tmp_path):
     assert [(d.code, d.line, d.column) for d in bad] == [("modelica.unresolved", 5, 16)]
     syntax = check_source(path, good.replace("u - y", "u - "))
     assert syntax[0].code == "modelica.syntax" and syntax[0].line == 5
+
+
+def test_rhai_hooks_with_the_wrong_parameters_are_flagged(tmp_path):
+    found = check_source(tmp_path / "s.rhai", "fn on_tick() {\n}\n\nfn on_event(me, evt) {\n}\n")
+    assert [(d.code, d.line) for d in found] == [("rhai.hook-signature", 1)]
+    assert "on_tick(me)" in found[0].message

@@ -34,8 +34,7 @@ from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEdit
 from luncosim_workbench.plugins import PanelWidget
 
 RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
-                "modelica.reload-kept": "did not compile: the running version continues",
-                "scenario-reloaded": "scenario reloaded"}
+                "modelica.reload-kept": "did not compile: the running version continues"}
 
 
 class _Relay(QObject):
@@ -189,8 +188,12 @@ class EditorPanel(PanelWidget):
             self.status.setText(f"Saved {editor.doc.path.name}; no simulation is running")
             return True
         self.awaiting_reload.add(str(editor.doc.path))
-        self.status.setText(f"Saved {editor.doc.path.name}; recompiling in the simulation…"
-                            + (f" ({len(errors)} error(s) shown: the running version will continue)" if errors else ""))
+        kept = f" ({len(errors)} error(s) shown: the running version will continue)" if errors else ""
+        if editor.doc.language == "modelica":
+            self.status.setText(f"Saved {editor.doc.path.name}; recompiling in the simulation…{kept}")
+        else:  # a scenario reloads at the next source check (its state restarts, docs/scripting.md)
+            self.status.setText(f"Saved {editor.doc.path.name}; the scenario reloads at the simulation's next "
+                                f"source check{kept}")
         return True
 
     def on_events(self, events: tuple) -> None:
@@ -199,6 +202,8 @@ class EditorPanel(PanelWidget):
                 continue
             d = e.diagnostic
             what = RELOAD_CODES.get(d.code)
+            if not what and d.is_error and d.layer and str(Path(d.layer).resolve()) in self.awaiting_reload:
+                what = f"did not compile: the running version continues ({d.message})"
             if what and self.awaiting_reload:
                 self.awaiting_reload.clear()
                 self.status.setText(f"Save & Run: {what} ({d.path})")

@@ -63,3 +63,20 @@ def test_ctrl_enter_hot_reloads_a_modelica_change_into_the_running_simulation(wi
     typed = [(e.author, "".join(s.text for g in e.edit.groups for s in g)) for e in editor.doc.entries()]
     assert typed == [("user", "2 "), ("user", "* ")]
     window.pause()
+
+
+def test_ctrl_enter_with_a_broken_scenario_keeps_the_running_version(opened, twin_copy, qtbot):
+    panel = opened.panels["editor"]
+    opened.play()
+    wait_for(qtbot, lambda: opened.bridge.latest is not None and opened.bridge.latest.tick > 5)
+    editor = opened.open_location(str(twin_copy / "scenarios" / "yard_drill.rhai"), 9)
+    editor.gotoPos(editor.lineEndPosition(8))
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "let x = ;")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert "reloads at the simulation's next source check" in panel.status.text()
+    wait_for(qtbot, lambda: "did not compile" in panel.status.text(), timeout=30000)
+    tick = opened.bridge.latest.tick
+    wait_for(qtbot, lambda: opened.bridge.latest.tick > tick + 10)  # still running
+    assert opened.bridge.latest.status != "faulted"
+    opened.pause()
