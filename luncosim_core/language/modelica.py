@@ -53,7 +53,8 @@ def check_modelica(text: str, file: str, roots=None) -> list[Diagnostic]:
     pkg = _package_root(path)
     if pkg is not None and str(pkg) not in search:
         search.insert(0, str(pkg))
-    front = run_front_end(text, guess_model_name(text, path), str(path), str(path), tuple(search))
+    front = run_front_end(text, guess_model_name(text, path), str(path), str(path), tuple(search),
+                          diagnostics_only=True)
     out = []
     for d in front.diagnostics:
         if d.code == "modelica.not_a_model":

@@ -68,3 +68,11 @@ def test_rhai_hooks_with_the_wrong_parameters_are_flagged(tmp_path):
     found = check_source(tmp_path / "s.rhai", "fn on_tick() {\n}\n\nfn on_event(me, evt) {\n}\n")
     assert [(d.code, d.line) for d in found] == [("rhai.hook-signature", 1)]
     assert "on_tick(me)" in found[0].message
+
+
+def test_a_compiler_crash_while_typing_is_a_diagnostic_and_the_next_check_works(tmp_path):
+    n = 20000  # rumoca's parser overflows its stack at about 8,000 nested brackets
+    deep = "model Deep\n  Real x;\nequation\n  x = " + "(" * n + "1" + ")" * n + ";\nend Deep;\n"
+    found = check_source(tmp_path / "Deep.mo", deep)
+    assert [d.code for d in found] == ["modelica.compiler_crash"]
+    assert check_source(tmp_path / "Deep.mo", "model Deep\n  Real x;\nequation\n  x = 1;\nend Deep;\n") == []
