@@ -467,8 +467,24 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == "discard"
 
+    def confirm_text_documents(self, why: str) -> bool:
+        """Every open text document (.mo, .rhai) with unsaved edits: save, discard or cancel."""
+        for doc in list(self.session.documents):
+            if doc is self.session.document or not getattr(doc, "dirty", False):
+                continue
+            answer = self.ask_unsaved(f"{why} ({Path(doc.path).name} has unsaved edits)")
+            if answer == "cancel":
+                return False
+            if answer == "save":
+                try:
+                    doc.save()
+                except DiagnosticError as exc:
+                    self.notify("; ".join(d.message for d in exc.diagnostics))
+                    return False
+        return True
+
     def closeEvent(self, event) -> None:  # noqa: N802
-        if not self.confirm_discard("closing"):
+        if not self.confirm_discard("closing") or not self.confirm_text_documents("closing"):
             event.ignore()
             return
         self.save_layout()

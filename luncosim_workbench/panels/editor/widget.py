@@ -57,7 +57,7 @@ class EditorPanel(PanelWidget):
         layout.addWidget(self.status)
         self.editors: dict[Path, CodeEditor] = {}
         self.results: dict[Path, tuple[int, list[Diagnostic]]] = {}  # newest delivered per file
-        self.theme = "light"
+        self.theme = _palette_theme()
         # answers "save", "discard" or "cancel" for a dirty tab being closed (tests replace it)
         self.ask_close = self._ask_close_dialog
         self.awaiting_reload: set[str] = set()
@@ -295,15 +295,18 @@ class EditorPanel(PanelWidget):
 
     # ------------------------------------------------------------------ panel protocol
     def on_theme_changed(self) -> None:
-        from PySide6.QtWidgets import QApplication
-
-        dark = QApplication.palette().window().color().lightness() < 128
-        self.theme = "dark" if dark else "light"
+        self.theme = _palette_theme()
         for editor in self.editors.values():
             editor.apply_theme(self.theme)
 
     def close_panel(self) -> None:
         self.engine.close()
+
+
+def _palette_theme() -> str:
+    from PySide6.QtWidgets import QApplication
+
+    return "dark" if QApplication.palette().window().color().lightness() < 128 else "light"
 
 
 def _typed_tail(prefix: str, language: str) -> str:

@@ -127,3 +127,25 @@ def test_twin_browser_and_diagnostics_open_sources_in_the_editor(opened, twin_co
                                                      line=26, column=5, source="rhai"))
     assert panel.current().cursor_line_col()[0] == 26
     assert len(panel.editors) == 1  # the same tab, not a second copy
+
+
+def test_closing_the_window_asks_about_an_unsaved_source_and_saves_it(opened, twin_copy, qtbot):
+    path = twin_copy / SCENARIO
+    editor = opened.open_location(str(path))
+    editor.gotoPos(0)
+    qtbot.keyClicks(editor, "//x")
+    asked = []
+    opened.ask_unsaved = lambda why: asked.append(why) or "cancel"
+    opened.close()
+    assert opened.isVisible() and asked == ["closing (yard_drill.rhai has unsaved edits)"]
+    opened.ask_unsaved = lambda why: "save"
+    opened.close()
+    assert not opened.isVisible() and path.read_text().startswith("//x")
+
+
+def test_the_dark_theme_colours_the_editor(opened, twin_copy):
+    editor = opened.open_location(str(twin_copy / SCENARIO))
+    opened.set_theme("dark")
+    assert opened.panels["editor"].theme == "dark" and editor.styleBack(32) == 0x2A2624
+    opened.set_theme("light")
+    assert editor.styleBack(32) == 0xFFFFFF
