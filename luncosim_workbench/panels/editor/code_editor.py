@@ -54,6 +54,7 @@ EDITOR_KEYS = {
     QKeySequence("Ctrl+Enter").toString(): "save_run", QKeySequence("F12").toString(): "definition",
     QKeySequence("Ctrl+Z").toString(): "undo", QKeySequence("Ctrl+Shift+Z").toString(): "redo",
     QKeySequence("Ctrl+Y").toString(): "redo", QKeySequence("Ctrl+Space").toString(): "complete",
+    QKeySequence("Ctrl+F").toString(): "find",
 }
 
 
@@ -211,6 +212,11 @@ class CodeEditor(ScintillaEdit):
                 self.replaceTarget(-1, s.text)
         if bytes(self.getText(self.textLength() + 1)).rstrip(b"\0") != new_text:
             self.setText(self.doc.text)  # never show a buffer that differs from the document
+
+    def select_chars(self, start: int, end: int) -> None:
+        """Select document offsets ``start``..``end`` (code points) and show them."""
+        self.setSelection(self._old_byte(end), self._old_byte(start))
+        self.scrollCaret()
 
     def _old_byte(self, offset: int) -> int:
         """Byte position of a code-point offset in the view's current (pre-edit) text."""

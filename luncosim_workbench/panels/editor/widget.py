@@ -15,7 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QLabel, QMessageBox, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.language import check_source
@@ -27,7 +36,7 @@ from luncosim_core.language.modelica import (
     library_roots,
 )
 from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports
-from luncosim_core.text import DiagnosticsEngine, TextConflict, TextDocument
+from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.events import DiagnosticEvent
 from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEditor
@@ -53,6 +62,7 @@ class EditorPanel(PanelWidget):
         self.status = QLabel("Open a .mo or .rhai file (Twin Browser, Diagnostics, F12)")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self._find_bar())
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.status)
         self.editors: dict[Path, CodeEditor] = {}
@@ -65,6 +75,74 @@ class EditorPanel(PanelWidget):
         self._relay = _Relay()
         self._relay.arrived.connect(self._on_diagnostics)
         self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit)
+
+    # ------------------------------------------------------------------ find and replace
+    def _find_bar(self) -> QWidget:
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.find_field = QLineEdit()
+        self.find_field.setPlaceholderText("Find (Enter: next)")
+        self.find_field.returnPressed.connect(lambda: self.find_next(self.find_field.text()))
+        self.replace_field = QLineEdit()
+        self.replace_field.setPlaceholderText("Replace with")
+        one = QPushButton("Replace")
+        one.clicked.connect(lambda: self.replace(self.find_field.text(), self.replace_field.text()))
+        every = QPushButton("Replace all")
+        every.clicked.connect(lambda: self.replace_all(self.find_field.text(), self.replace_field.text()))
+        for w in (self.find_field, self.replace_field, one, every):
+            row.addWidget(w)
+        bar.hide()
+        self.find_bar = bar
+        return bar
+
+    def show_find(self) -> None:
+        self.find_bar.show()
+        self.find_field.setFocus()
+        self.find_field.selectAll()
+
+    def find_next(self, needle: str) -> tuple[int, int] | None:
+        """Select the next occurrence of ``needle`` after the caret (wrapping); its offsets."""
+        editor = self.current()
+        if editor is None or not needle:
+            return None
+        text = editor.doc.text
+        start = editor.char_offset(max(editor.currentPos(), editor.anchor()))
+        at = text.find(needle, start)
+        if at < 0:
+            at = text.find(needle)
+        if at < 0:
+            self.status.setText(f"'{needle}' not found")
+            return None
+        editor.select_chars(at, at + len(needle))
+        return at, at + len(needle)
+
+    def replace(self, needle: str, replacement: str) -> bool:
+        """Replace the selected occurrence (else find one first); one journal entry."""
+        editor = self.current()
+        if editor is None or not needle:
+            return False
+        a = editor.char_offset(min(editor.currentPos(), editor.anchor()))
+        b = editor.char_offset(max(editor.currentPos(), editor.anchor()))
+        if editor.doc.text[a:b] != needle:
+            return self.find_next(needle) is not None and self.replace(needle, replacement)
+        editor.doc.apply([Splice(a, b, replacement)], author="user", label="replace")
+        self.find_next(needle)
+        return True
+
+    def replace_all(self, needle: str, replacement: str) -> int:
+        """Replace every occurrence in one edit (one undo brings them all back)."""
+        editor = self.current()
+        if editor is None or not needle:
+            return 0
+        text, splices, at = editor.doc.text, [], 0
+        while (at := text.find(needle, at)) >= 0:
+            splices.append(Splice(at, at + len(needle), replacement))
+            at += len(needle)
+        if splices:
+            editor.doc.apply(splices, author="user", label="replace all")
+        self.status.setText(f"{len(splices)} replaced")
+        return len(splices)
 
     # ------------------------------------------------------------------ files
     def _roots(self):
@@ -156,7 +234,8 @@ class EditorPanel(PanelWidget):
         handlers = {"save": lambda: self.save(editor), "save_run": lambda: self.save_and_run(editor),
                     "definition": lambda: self.go_to_definition(editor),
                     "complete": lambda: self.complete(editor, explicit=True),
-                    "complete_auto": lambda: self.complete(editor, explicit=False)}
+                    "complete_auto": lambda: self.complete(editor, explicit=False),
+                    "find": self.show_find}
         handlers[action]()
 
     def save(self, editor: CodeEditor | None = None) -> bool:

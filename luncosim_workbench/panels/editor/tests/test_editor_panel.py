@@ -149,3 +149,24 @@ def test_the_dark_theme_colours_the_editor(opened, twin_copy):
     assert opened.panels["editor"].theme == "dark" and editor.styleBack(32) == 0x2A2624
     opened.set_theme("light")
     assert editor.styleBack(32) == 0xFFFFFF
+
+
+def test_find_and_replace_through_the_journal(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    editor = opened.open_location(str(twin_copy / SCENARIO))
+    editor.gotoPos(0)
+    qtbot.keyClick(editor, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert panel.find_bar.isVisible()
+    qtbot.keyClicks(panel.find_field, "this.phase")
+    qtbot.keyClick(panel.find_field, Qt.Key.Key_Return)
+    first = editor.doc.text.find("this.phase")
+    assert editor.char_offset(editor.anchor()) == first and editor.char_offset(editor.currentPos()) == first + 10
+    count = editor.doc.text.count("this.phase")
+    qtbot.keyClicks(panel.replace_field, "this.stage")
+    panel.replace_all("this.phase", "this.stage")
+    assert "this.phase" not in editor.doc.text and editor.doc.text.count("this.stage") == count
+    assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == editor.doc.text
+    assert [(e.author, e.edit.label) for e in editor.doc.entries()] == [("user", "replace all")]
+    qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert editor.doc.text == (twin_copy / SCENARIO).read_text()
+    assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == editor.doc.text
