@@ -87,6 +87,7 @@ class CodeEditor(ScintillaEdit):
         self.setMouseDwellTime(400)
         self.modified.connect(self._on_modified)
         self.dwellStart.connect(self._on_dwell)
+        self.updateUi.connect(self._match_brace)
         self.dwellEnd.connect(lambda *_a: self.callTipCancel())
         doc.changed.connect(self._on_document_changed)
         doc.reloaded.connect(self._on_reloaded)
@@ -137,6 +138,9 @@ class CodeEditor(ScintillaEdit):
         self.styleSetFore(33, c["margin_fore"])  # line numbers
         self.styleSetBack(33, c["margin"])
         self.setCaretLineBack(c["caret"])
+        self.styleSetBack(34, c["caret"])  # STYLE_BRACELIGHT
+        self.styleSetBold(34, True)
+        self.styleSetFore(35, 0x2020E0)  # STYLE_BRACEBAD
         self.setCaretFore(c["fore"])
         self.colourise(0, -1)
 
@@ -237,6 +241,19 @@ class CodeEditor(ScintillaEdit):
             self.setText(self.doc.text)
         finally:
             self._echo = False
+
+    def _match_brace(self, *_args) -> None:
+        """Highlight the bracket at (or before) the caret and its partner; a lone one in red."""
+        pos = self.currentPos()
+        for at in (pos, pos - 1):
+            if at >= 0 and chr(self.charAt(at) & 0xFF) in "()[]{}":
+                match = self.braceMatch(at, 0)
+                if match >= 0:
+                    self.braceHighlight(at, match)
+                else:
+                    self.braceBadLight(at)
+                return
+        self.braceHighlight(-1, -1)
 
     # -- keys -----------------------------------------------------------------------------
     def event(self, event) -> bool:  # noqa: D401

@@ -170,3 +170,4 @@ def test_find_and_replace_through_the_journal(opened, twin_copy, qtbot):
     qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert editor.doc.text == (twin_copy / SCENARIO).read_text()
     assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == editor.doc.text
+
