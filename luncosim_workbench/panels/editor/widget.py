@@ -191,6 +191,7 @@ class EditorPanel(PanelWidget):
         self.tabs.removeTab(index)
         self.editors.pop(editor.doc.path, None)
         self.engine.forget(str(editor.doc.path))
+        self.ctx.report_source_diagnostics(str(editor.doc.path), [])
         self.ctx.documents.remove(editor.doc)
         editor.deleteLater()
         return True
@@ -224,6 +225,7 @@ class EditorPanel(PanelWidget):
         own = [d for d in diags if not d.layer or Path(d.layer).resolve() == editor.doc.path]
         self.results[editor.doc.path] = (revision, own)
         editor.show_diagnostics(own)
+        self.ctx.report_source_diagnostics(str(editor.doc.path), own)
         errors = sum(d.is_error for d in own)
         if editor is self.current():
             self.status.setText(f"{editor.doc.path.name}: {errors} error(s), {len(own) - errors} warning(s)"

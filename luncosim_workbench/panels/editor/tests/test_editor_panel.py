@@ -171,3 +171,22 @@ def test_find_and_replace_through_the_journal(opened, twin_copy, qtbot):
     assert editor.doc.text == (twin_copy / SCENARIO).read_text()
     assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == editor.doc.text
 
+
+
+def test_live_diagnostics_appear_in_the_diagnostics_panel_and_lead_back(opened, twin_copy, qtbot):
+    panel = _editor_panel(opened)
+    table = opened.panels["diagnostics"]
+    editor = opened.open_location(str(twin_copy / SCENARIO))
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "let x = ;")
+    rows = lambda: [(d.code, d.line) for o, d in table.model.rows if o == "editor"]  # noqa: E731
+    wait_for(qtbot, lambda: rows() == [("rhai.syntax", 10)])
+    editor.gotoPos(0)
+    row = next(i for i, (o, _d) in enumerate(table.model.rows) if o == "editor")
+    table._on_activated(table.proxy.mapFromSource(table.model.index(row, 0)))
+    assert panel.current() is editor and editor.cursor_line_col()[0] == 10  # activation leads back
+    _end_of_line(editor, 10)
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(editor, "1;")
+    wait_for(qtbot, lambda: rows() == [])
