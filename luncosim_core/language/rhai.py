@@ -122,50 +122,28 @@ def _known(rt, name: str, arity: int) -> bool:
     return (name, arity) in r.global_fns
 
 
-def _calls(node, out: list) -> None:
-    """Every plain ``name(args)`` call node (no namespace) under ``node``."""
-    if isinstance(node, list | tuple):
-        for x in node:
-            _calls(x, out)
-        return
-    fields = getattr(node, "__dict__", None)
-    if fields is None:
-        return
-    if getattr(node, "k", None) == "call" and not getattr(node, "ns", None):
-        out.append(node)
-    for value in fields.values():
-        if isinstance(value, list | tuple) or hasattr(value, "__dict__"):
-            _calls(value, out)
-
-
-def _names(script) -> set[str]:
-    """Variables and parameters (a call through one may be a function pointer)."""
-    found: set[str] = set()
-    for fn in script.fns:
-        found.update(fn.params)
-    text_nodes: list = []
-    _walk_lets(script.stmts, text_nodes)
-    for fn in script.fns:
-        _walk_lets(fn.body, text_nodes)
-    found.update(text_nodes)
-    return found
-
-
-def _walk_lets(node, out: list) -> None:
-    if isinstance(node, list | tuple):
-        for x in node:
-            _walk_lets(x, out)
-        return
-    fields = getattr(node, "__dict__", None)
-    if fields is None:
-        return
-    if getattr(node, "k", None) in ("let", "for") and isinstance(fields.get("name"), str):
-        out.append(fields["name"])
-    if getattr(node, "k", None) == "closure":
-        out.extend(fields.get("params") or [])
-    for value in fields.values():
-        if isinstance(value, list | tuple) or hasattr(value, "__dict__"):
-            _walk_lets(value, out)
+def _walk(node, calls: list, names: set[str]) -> None:
+    """One pass over the tree: plain ``name(args)`` calls (no namespace), and every variable,
+    loop variable and closure parameter (a call through one may be a function pointer)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list | tuple):
+            stack.extend(n)
+            continue
+        fields = getattr(n, "__dict__", None)
+        if fields is None:
+            continue
+        k = getattr(n, "k", None)
+        if k == "call" and not fields.get("ns"):
+            calls.append(n)
+        elif k in ("let", "for") and isinstance(fields.get("name"), str):
+            names.add(fields["name"])
+        elif k == "closure":
+            names.update(fields.get("params") or [])
+        for value in fields.values():
+            if isinstance(value, list | tuple) or hasattr(value, "__dict__"):
+                stack.append(value)
 
 
 def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
@@ -183,12 +161,10 @@ def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
         return []
     out = _hook_problems(script, file)
     own = {(f.name, len(f.params)) for f in script.fns}
-    variables = _names(script)
     calls: list = []
-    _calls(script.stmts, calls)
-    for fn in script.fns:
-        _calls(fn.body, calls)
-    for c in calls:
+    variables: set[str] = {p for fn in script.fns for p in fn.params}
+    _walk([script.stmts, [fn.body for fn in script.fns]], calls, variables)
+    for c in sorted(calls, key=lambda c: (c.line, c.col)):
         arity = len(c.args)
         if (c.name, arity) in own or c.name in variables or _known(rt, c.name, arity):
             continue
