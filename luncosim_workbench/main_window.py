@@ -532,10 +532,11 @@ class MainWindow(QMainWindow):
     def fit_view(self) -> None:
         if self.viewport is None:
             return
+        """Frame the selection; with nothing selected, the moving bodies (Home frames everything)."""
         if self.session.selection.paths:
             self.viewport.fit_selection()
         else:
-            self.viewport.fit_all()
+            self.viewport.fit_scene()
 
     # ------------------------------------------------------------------ perspectives and layout
     def apply_perspective(self, name: str) -> None:

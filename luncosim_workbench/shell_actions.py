@@ -62,7 +62,7 @@ def shell_actions(overlay_names: tuple[str, ...] = ()) -> list[ActionSpec]:
         ActionSpec("sim.reset", "Reset", lambda w: w.reset(), "Ctrl+Shift+R", (MenuPlace("simulation", "1_transport", 50),),
                    (MenuPlace("transport", "1_transport", 40),), "reset", "Back to tick 0", enablement="simulation"),
         ActionSpec("view.fit", "Fit View", lambda w: w.fit_view(), "F", (MenuPlace("view", "3_camera", 10),),
-                   icon="fit", tip="Frame the selection (or everything)", enablement="viewport"),
+                   icon="fit", tip="Frame the selection (or the moving bodies)", enablement="viewport"),
         ActionSpec("view.fit_all", "Fit All", _fit_all, "Home", (MenuPlace("view", "3_camera", 20),), icon="fit_all",
                    enablement="viewport"),
         ActionSpec("view.reset_layout", "Reset Layout", lambda w: w.apply_perspective(w.perspective), None,

@@ -48,109 +48,51 @@ def _get(prim, name, default=None):
     return default
 
 
+class _Owners:
+    """The body a prim belongs to: itself or its nearest ancestor body ("" for none)."""
+
+    def __init__(self, body_paths: set[str]) -> None:
+        self.body_paths = body_paths
+
+    def of(self, path: str) -> str:
+        p = path
+        while p and p != "/":
+            if p in self.body_paths:
+                return p
+            p = p.rsplit("/", 1)[0] or "/"
+        return ""
+
+    def host_of(self, path: str) -> str:
+        parent = path.rsplit("/", 1)[0]
+        return self.of(parent) if parent else ""
+
+
 def extract_facts(stage: Usd.Stage, host: Host | None = None, roots=None) -> dict:
     """The facts map of ``stage``; with a running simulation's ``host``, wires are judged against
     its live ports (``ListConnections``), without one against the authored surface and (``roots``
     given) the programs' compiled models."""
     prims = list(stage.Traverse())
     schemas = {str(p.GetPath()): applied_schemas(p) for p in prims}
-    body_paths = {str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]}
-
-    def owner_body(path: str) -> str:
-        """The body a prim belongs to: itself or its nearest ancestor body ("" for none)."""
-        p = path
-        while p and p != "/":
-            if p in body_paths:
-                return p
-            p = p.rsplit("/", 1)[0] or "/"
-        return ""
-
-    def host_of(path: str) -> str:
-        parent = path.rsplit("/", 1)[0]
-        return owner_body(parent) if parent else ""
-
+    owners = _Owners({str(p.GetPath()) for p in prims if BODY_API in schemas[str(p.GetPath())]})
     joints, jointed = [], set()
-    filtered_pairs, groups, scenes, bodies, prim_facts = [], [], [], [], []
+    filtered_pairs, groups, scenes, prim_facts = [], [], [], []
     for prim in prims:
         path = str(prim.GetPath())
         if prim.IsA(UsdPhysics.Joint):
-            j = UsdPhysics.Joint(prim)
-            targets, resolved, missing = [], [], []
-            for rel in (j.GetBody0Rel(), j.GetBody1Rel()):
-                for t in rel.GetTargets():
-                    t = str(t)
-                    targets.append(t)
-                    owner = owner_body(t) if stage.GetPrimAtPath(t) else ""
-                    if owner:
-                        resolved.append(owner)
-                        jointed.add(owner)
-                    else:
-                        missing.append(t)
-            joints.append({"path": path, "type": prim.GetTypeName(), "targets": targets,
-                           "bodies": resolved, "missing": missing})
+            joints.append(_joint_fact(stage, prim, owners, jointed))
         if prim.IsA(UsdPhysics.Scene):
             scenes.append(path)
         if FILTER_API in schemas[path]:
-            rel = prim.GetRelationship("physics:filteredPairs")
-            targets = [str(t) for t in (rel.GetTargets() if rel else [])]
-            filtered_pairs.append({
-                "path": path, "owner": owner_body(path), "targets": targets,
-                "target_owners": [owner_body(t) if stage.GetPrimAtPath(t) else "" for t in targets],
-                "missing": [t for t in targets if not stage.GetPrimAtPath(t)],
-            })
+            filtered_pairs.append(_filtered_pair_fact(stage, prim, owners))
         if prim.IsA(UsdPhysics.CollisionGroup):
-            g = UsdPhysics.CollisionGroup(prim)
-            coll = g.GetCollidersCollectionAPI()
-            includes = [str(t) for t in coll.GetIncludesRel().GetTargets()] if coll else []
-            filt = [str(t) for t in g.GetFilteredGroupsRel().GetTargets()]
-            groups.append({
-                "path": path, "includes": includes, "filtered": filt,
-                "missing_includes": [t for t in includes if not stage.GetPrimAtPath(t)],
-                "missing_filtered": [t for t in filt if not stage.GetPrimAtPath(t)
-                                     or not stage.GetPrimAtPath(t).IsA(UsdPhysics.CollisionGroup)],
-            })
-        attrs = [a.GetName() for a in prim.GetAttributes()
-                 if a.GetName().startswith(_FACT_PREFIXES) and (a.HasAuthoredValue() or a.HasAuthoredConnections())]
-        if schemas[path] or attrs:
-            prim_facts.append({
-                "path": path, "type": prim.GetTypeName(), "parent": str(prim.GetParent().GetPath()),
-                "schemas": schemas[path], "attributes": attrs, "values": _scalar_values(prim, attrs),
-                "connected_attributes": [a.GetName() for a in prim.GetAttributes() if a.HasAuthoredConnections()],
-            })
-
+            groups.append(_collision_group_fact(stage, prim))
+        fact = _prim_fact(prim, schemas[path])
+        if fact is not None:
+            prim_facts.append(fact)
     bbox = UsdGeom.BBoxCache(Usd.TimeCode.Default(), [UsdGeom.Tokens.default_, UsdGeom.Tokens.proxy,
                                                       UsdGeom.Tokens.render, UsdGeom.Tokens.guide])
-    for prim in prims:
-        path = str(prim.GetPath())
-        if path not in body_paths:
-            continue
-        lo, hi = _collider_bounds(prim, schemas, body_paths, bbox)
-        bodies.append({
-            "collider_min": lo, "collider_max": hi,
-            "path": path, "type": prim.GetTypeName(),
-            "kinematic": bool(_get(prim, "physics:kinematicEnabled", False)),
-            "simulated": bool(_get(prim, "physics:rigidBodyEnabled", True)),
-            "collider": COLLISION_API in schemas[path],
-            "subtree_collider": _subtree_collider(prim, schemas, body_paths),
-            "host_body": host_of(path),
-            "jointed": path in jointed,
-            "scale_nonuniform": _nonuniform_scale(prim),
-            "vehicle_wheel": _vehicle_wheel(prim, schemas[path]),
-        })
-
-    connectors, connected = [], set()
-    for prim in prims:
-        for attr in prim.GetAttributes():
-            if attr.GetName().startswith("connectors:"):
-                for src in attr.GetConnections():
-                    connected.add(str(src))
-                    connected.add(str(attr.GetPath()))
-    for prim in prims:
-        for attr in prim.GetAttributes():
-            if attr.GetName().startswith("connectors:"):
-                connectors.append({"path": str(attr.GetPath()), "prim": str(prim.GetPath()),
-                                   "name": attr.GetName(), "connected": str(attr.GetPath()) in connected})
-
+    bodies = [_body_fact(prim, schemas, owners, jointed, bbox) for prim in prims
+              if str(prim.GetPath()) in owners.body_paths]
     return {
         **program_network_facts(prims),
         "stage": _stage_meta(stage),
@@ -160,11 +102,97 @@ def extract_facts(stage: Usd.Stage, host: Host | None = None, roots=None) -> dic
         "filtered_pairs": filtered_pairs,
         "collision_groups": groups,
         "prims": prim_facts,
-        "connectors": connectors,
+        "connectors": _connector_facts(prims),
         "wires": _wires(stage, host, roots),
         "ports": {"strict_public_outputs": ports_policy(roots if roots is not None else getattr(host, "roots", None))
                   .strict_public_outputs},
     }
+
+
+def _joint_fact(stage, prim, owners: _Owners, jointed: set[str]) -> dict:
+    """A joint's targets, the bodies they resolve to (added to ``jointed``) and the missing ones."""
+    j = UsdPhysics.Joint(prim)
+    targets, resolved, missing = [], [], []
+    for rel in (j.GetBody0Rel(), j.GetBody1Rel()):
+        for t in rel.GetTargets():
+            t = str(t)
+            targets.append(t)
+            owner = owners.of(t) if stage.GetPrimAtPath(t) else ""
+            if owner:
+                resolved.append(owner)
+                jointed.add(owner)
+            else:
+                missing.append(t)
+    return {"path": str(prim.GetPath()), "type": prim.GetTypeName(), "targets": targets,
+            "bodies": resolved, "missing": missing}
+
+
+def _filtered_pair_fact(stage, prim, owners: _Owners) -> dict:
+    path = str(prim.GetPath())
+    rel = prim.GetRelationship("physics:filteredPairs")
+    targets = [str(t) for t in (rel.GetTargets() if rel else [])]
+    return {
+        "path": path, "owner": owners.of(path), "targets": targets,
+        "target_owners": [owners.of(t) if stage.GetPrimAtPath(t) else "" for t in targets],
+        "missing": [t for t in targets if not stage.GetPrimAtPath(t)],
+    }
+
+
+def _collision_group_fact(stage, prim) -> dict:
+    g = UsdPhysics.CollisionGroup(prim)
+    coll = g.GetCollidersCollectionAPI()
+    includes = [str(t) for t in coll.GetIncludesRel().GetTargets()] if coll else []
+    filt = [str(t) for t in g.GetFilteredGroupsRel().GetTargets()]
+    return {
+        "path": str(prim.GetPath()), "includes": includes, "filtered": filt,
+        "missing_includes": [t for t in includes if not stage.GetPrimAtPath(t)],
+        "missing_filtered": [t for t in filt if not stage.GetPrimAtPath(t)
+                             or not stage.GetPrimAtPath(t).IsA(UsdPhysics.CollisionGroup)],
+    }
+
+
+def _prim_fact(prim, schemas: list[str]) -> dict | None:
+    """A prim with an applied schema or an authored fact attribute (None for any other)."""
+    attrs = [a.GetName() for a in prim.GetAttributes()
+             if a.GetName().startswith(_FACT_PREFIXES) and (a.HasAuthoredValue() or a.HasAuthoredConnections())]
+    if not schemas and not attrs:
+        return None
+    return {
+        "path": str(prim.GetPath()), "type": prim.GetTypeName(), "parent": str(prim.GetParent().GetPath()),
+        "schemas": schemas, "attributes": attrs, "values": _scalar_values(prim, attrs),
+        "connected_attributes": [a.GetName() for a in prim.GetAttributes() if a.HasAuthoredConnections()],
+    }
+
+
+def _body_fact(prim, schemas, owners: _Owners, jointed: set[str], bbox) -> dict:
+    path = str(prim.GetPath())
+    lo, hi = _collider_bounds(prim, schemas, owners.body_paths, bbox)
+    return {
+        "collider_min": lo, "collider_max": hi,
+        "path": path, "type": prim.GetTypeName(),
+        "kinematic": bool(_get(prim, "physics:kinematicEnabled", False)),
+        "simulated": bool(_get(prim, "physics:rigidBodyEnabled", True)),
+        "collider": COLLISION_API in schemas[path],
+        "subtree_collider": _subtree_collider(prim, schemas, owners.body_paths),
+        "host_body": owners.host_of(path),
+        "jointed": path in jointed,
+        "scale_nonuniform": _nonuniform_scale(prim),
+        "vehicle_wheel": _vehicle_wheel(prim, schemas[path]),
+    }
+
+
+def _connector_facts(prims) -> list[dict]:
+    """Every ``connectors:`` attribute and whether a wire touches it (either end)."""
+    connected = set()
+    for prim in prims:
+        for attr in prim.GetAttributes():
+            if attr.GetName().startswith("connectors:"):
+                for src in attr.GetConnections():
+                    connected.add(str(src))
+                    connected.add(str(attr.GetPath()))
+    return [{"path": str(attr.GetPath()), "prim": str(prim.GetPath()), "name": attr.GetName(),
+             "connected": str(attr.GetPath()) in connected}
+            for prim in prims for attr in prim.GetAttributes() if attr.GetName().startswith("connectors:")]
 
 
 def _collider_bounds(prim, schemas, body_paths, bbox) -> tuple[list[float], list[float]]:

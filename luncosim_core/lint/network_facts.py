@@ -56,7 +56,6 @@ def network_scope_fact(prim: Usd.Prim) -> dict:
     stage = prim.GetStage()
     path = str(prim.GetPath())
     members, collection_error = network_members(prim)
-    member_set = set(members)
     invalid_causal: list[str] = []
     boundary: dict[str, list[str]] = defaultdict(list)
     for attr in prim.GetAttributes():
@@ -68,6 +67,27 @@ def network_scope_fact(prim: Usd.Prim) -> dict:
             boundary[conns[0]].append(name.partition(":")[2])
     ambiguous = [f"{path} inputs {', '.join(sorted(names))} resolve to {src}"
                  for src, names in sorted(boundary.items()) if len(names) > 1]
+    invalid_sources, modelica, dangling, edges = _member_facts(stage, members, invalid_causal)
+    edges += _causal_edges(stage, modelica)
+    return {
+        "path": path,
+        "parent": str(prim.GetParent().GetPath()),
+        "members": members,
+        "synthesizer": synthesizer(prim, members),
+        "units": [{"members": u} for u in _union_find(modelica, edges)],
+        "modelica_member_count": len(modelica),
+        "collection_error": collection_error,
+        "dangling_connectors": dangling,
+        "invalid_program_sources": invalid_sources,
+        "invalid_causal_properties": invalid_causal,
+        "ambiguous_boundary_sources": ambiguous,
+    }
+
+
+def _member_facts(stage, members: list[str], invalid_causal: list[str]):
+    """``(invalid sources, Modelica members, dangling connectors, connector edges)`` of the members;
+    scalar ports with several connections are added to ``invalid_causal``."""
+    member_set = set(members)
     invalid_sources: list[str] = []
     modelica: list[str] = []
     dangling: list[str] = []
@@ -88,13 +108,25 @@ def network_scope_fact(prim: Usd.Prim) -> dict:
             if not name.startswith("connectors:"):
                 continue
             for target in conns:
-                tprim, sep, tconn = target.partition(".connectors:")
-                if not sep or tprim not in member_set or not stage.GetPrimAtPath(tprim) \
-                        or not stage.GetPrimAtPath(tprim).GetAttribute(f"connectors:{tconn}"):
+                if _connector_target_exists(stage, target, member_set):
+                    edges.append((member, target.partition(".connectors:")[0]))
+                else:
                     dangling.append(f"{member}.{name}")
-                    continue
-                edges.append((member, tprim))
+    return invalid_sources, modelica, dangling, edges
+
+
+def _connector_target_exists(stage, target: str, member_set: set[str]) -> bool:
+    tprim, sep, tconn = target.partition(".connectors:")
+    if not sep or tprim not in member_set:
+        return False
+    prim = stage.GetPrimAtPath(tprim)
+    return bool(prim) and bool(prim.GetAttribute(f"connectors:{tconn}"))
+
+
+def _causal_edges(stage, modelica: list[str]) -> list[tuple[str, str]]:
+    """Member inputs wired from another Modelica member's output join the two in one unit."""
     modelica_set = set(modelica)
+    edges: list[tuple[str, str]] = []
     for member in modelica:
         mprim = stage.GetPrimAtPath(member)
         for attr in mprim.GetAttributes():
@@ -105,19 +137,7 @@ def network_scope_fact(prim: Usd.Prim) -> dict:
                 src_prim, sep, _ = conns[0].partition(".outputs:")
                 if sep and src_prim in modelica_set:
                     edges.append((member, src_prim))
-    return {
-        "path": path,
-        "parent": str(prim.GetParent().GetPath()),
-        "members": members,
-        "synthesizer": synthesizer(prim, members),
-        "units": [{"members": u} for u in _union_find(modelica, edges)],
-        "modelica_member_count": len(modelica),
-        "collection_error": collection_error,
-        "dangling_connectors": dangling,
-        "invalid_program_sources": invalid_sources,
-        "invalid_causal_properties": invalid_causal,
-        "ambiguous_boundary_sources": ambiguous,
-    }
+    return edges
 
 
 def program_network_facts(prims: list[Usd.Prim]) -> dict:

@@ -197,6 +197,29 @@ _UNARY_FUNCS = {
 }
 
 
+def _rem(a: ca.SX, b: ca.SX) -> ca.SX:
+    q = a / b
+    return a - ca.sign(q) * ca.floor(ca.fabs(q)) * b
+
+
+def _div(a: ca.SX, b: ca.SX) -> ca.SX:
+    q = a / b
+    return ca.sign(q) * ca.floor(ca.fabs(q))
+
+
+#: built-ins computed from their translated operands alone
+_OPERAND_BUILTINS = {
+    "no_event": lambda ops: ops[0], "noEvent": lambda ops: ops[0], "smooth": lambda ops: ops[-1],
+    "homotopy": lambda ops: ops[0], "atan2": lambda ops: ca.atan2(ops[0], ops[1]),
+    "sum": lambda ops: ca.sum1(ca.vec(ops[0])), "integer": lambda ops: ca.floor(ops[0]),
+    "Integer": lambda ops: ca.floor(ops[0]),
+    "mod": lambda ops: ops[0] - ca.floor(ops[0] / ops[1]) * ops[1],
+    "rem": lambda ops: _rem(ops[0], ops[1]), "div": lambda ops: _div(ops[0], ops[1]),
+    "promoted_cat2": lambda ops: ca.horzcat(*[o.T if o.shape[1] == 1 and o.shape[0] > 1 else o for o in ops]),
+    "promoted_cat1": lambda ops: ca.vertcat(*ops),
+}
+
+
 class _Translator:
     def __init__(self, dae: dict[str, Any]):
         self.st = dae["storage"]
@@ -406,89 +429,102 @@ class _Translator:
         if isinstance(node, str):
             raise self.err(i, f"unsupported expression '{node}'")
         kind, payload = next(iter(node.items()))
+        handler = _EXPR_KINDS.get(kind)
+        if handler is None or (kind == "function_value" and fenv is None):
+            raise self.err(i, f"unsupported expression kind '{kind}'")
+        return handler(self, i, payload, env, fenv)
 
-        def sub(j: int) -> ca.SX:
-            return self.expr(j, env, fenv)
+    # one translation per expression kind (dispatched by _EXPR_KINDS)
+    def _x_literal(self, i: int, payload, env, fenv) -> ca.SX:
+        (lk, lv), = payload.items()
+        if lk in ("real", "integer"):
+            return ca.SX(float(lv))
+        if lk == "boolean":
+            return ca.SX(1.0 if lv else 0.0)
+        raise self.err(i, f"unsupported literal of type '{lk}' (e.g. String) in an equation")
 
-        if kind == "literal":
-            (lk, lv), = payload.items()
-            if lk in ("real", "integer"):
-                return ca.SX(float(lv))
-            if lk == "boolean":
-                return ca.SX(1.0 if lv else 0.0)
-            raise self.err(i, f"unsupported literal of type '{lk}' (e.g. String) in an equation")
-        if kind == "coordinate":
-            return self._coordinate(i, payload, env, fenv)
-        if kind == "binary":
-            a, b = sub(payload["lhs"]), sub(payload["rhs"])
-            op = payload["operator"]
-            val = self._binary(i, op, a, b)
-            if (self.hold and fenv is None and op in _CMP_OPS and i in self.relation_nodes
-                    and val.numel() == 1):
-                return self.held_relation(i, env, val, a, b, op)
-            return val
-        if kind == "unary":
-            a = sub(payload["operand"])
-            op = payload["operator"]
-            if op == "negate":
-                return -a
-            if op == "plus":
-                return a
-            if op == "not":
-                return ca.logic_not(a)
-            raise self.err(i, f"unsupported unary operator '{op}'")
-        if kind == "conditional":
-            ops = [sub(j) for j in self.node_operands[i]]
-            result = ops[-1]
-            for k in range(len(ops) - 3, -1, -2):
-                result = ca.if_else(ops[k], ops[k + 1], result)
-            return result
-        if kind == "builtin":
-            ops = [sub(j) for j in self.node_operands[i]]
-            if self.hold and fenv is None and i in self.kink_nodes:
-                self._note_kink(i, env, payload["builtin"], ops)
-            return self._builtin(i, payload["builtin"], ops)
-        if kind == "runtime_quotient_owner":
-            a, b = sub(payload["lhs"]), sub(payload["rhs"])
-            return self._builtin(i, payload["builtin"], [a, b])
-        if kind == "array":
-            ops = [sub(j) for j in self.node_operands[i]]
-            if all(o.numel() == 1 for o in ops):
-                return ca.vertcat(*ops)
-            if all(o.shape[1] == 1 for o in ops):  # {{a,b},{c,d}} -> matrix rows
-                return ca.horzcat(*ops).T
-            raise self.err(i, "array constructor of matrices is not supported")
-        if kind == "index":
-            base = sub(payload["base"])
-            idx = []
-            for s in self.node_subscripts[i]:
-                sk, sv = next(iter(s["kind"].items()))
-                if sk != "index":
-                    raise self.err(i, f"unsupported subscript kind '{sk}' (slices are not supported)")
-                sval = self.expr(sv, env, fenv)
-                if not sval.is_constant() and not ca.depends_on(sval, ca.vertcat(self.x, self.xdot, self.z, self.u, self.t)):
-                    sval = ca.substitute(sval, self.p, self.parameter_defaults())
-                idx.append(_const_int(sval, "array subscript") - 1)
-            try:
-                if len(idx) == 1:
-                    if base.shape[1] > 1 and base.shape[0] > 1:  # a matrix row, as a vector
-                        return base[idx[0], :].T
-                    return base[idx[0]]
-                if len(idx) == 2:
-                    return base[idx[0], idx[1]]
-            except Exception as exc:  # casadi raises RuntimeError for out-of-range
-                raise self.err(i, f"array subscript out of range: {exc}") from None
-            raise self.err(i, "more than two subscripts are not supported")
-        if kind == "call":
-            owner = payload.get("owner", i)
-            operands = self.node_operands.get(i) or self.node_operands.get(owner, [])
-            return self._call(i, payload, [sub(j) for j in operands])
-        if kind == "function_value" and fenv is not None:
-            val = fenv[1][payload["value"]]
-            if val is None:
-                raise self.err(i, "function variable read before it is assigned")
-            return val
-        raise self.err(i, f"unsupported expression kind '{kind}'")
+    def _x_binary(self, i: int, payload, env, fenv) -> ca.SX:
+        a, b = self.expr(payload["lhs"], env, fenv), self.expr(payload["rhs"], env, fenv)
+        op = payload["operator"]
+        val = self._binary(i, op, a, b)
+        if (self.hold and fenv is None and op in _CMP_OPS and i in self.relation_nodes
+                and val.numel() == 1):
+            return self.held_relation(i, env, val, a, b, op)
+        return val
+
+    def _x_unary(self, i: int, payload, env, fenv) -> ca.SX:
+        a = self.expr(payload["operand"], env, fenv)
+        op = payload["operator"]
+        if op == "negate":
+            return -a
+        if op == "plus":
+            return a
+        if op == "not":
+            return ca.logic_not(a)
+        raise self.err(i, f"unsupported unary operator '{op}'")
+
+    def _operands(self, i: int, env, fenv) -> list[ca.SX]:
+        return [self.expr(j, env, fenv) for j in self.node_operands[i]]
+
+    def _x_conditional(self, i: int, payload, env, fenv) -> ca.SX:
+        ops = self._operands(i, env, fenv)
+        result = ops[-1]
+        for k in range(len(ops) - 3, -1, -2):
+            result = ca.if_else(ops[k], ops[k + 1], result)
+        return result
+
+    def _x_builtin(self, i: int, payload, env, fenv) -> ca.SX:
+        ops = self._operands(i, env, fenv)
+        if self.hold and fenv is None and i in self.kink_nodes:
+            self._note_kink(i, env, payload["builtin"], ops)
+        return self._builtin(i, payload["builtin"], ops)
+
+    def _x_quotient(self, i: int, payload, env, fenv) -> ca.SX:
+        a, b = self.expr(payload["lhs"], env, fenv), self.expr(payload["rhs"], env, fenv)
+        return self._builtin(i, payload["builtin"], [a, b])
+
+    def _x_array(self, i: int, payload, env, fenv) -> ca.SX:
+        ops = self._operands(i, env, fenv)
+        if all(o.numel() == 1 for o in ops):
+            return ca.vertcat(*ops)
+        if all(o.shape[1] == 1 for o in ops):  # {{a,b},{c,d}} -> matrix rows
+            return ca.horzcat(*ops).T
+        raise self.err(i, "array constructor of matrices is not supported")
+
+    def _x_index(self, i: int, payload, env, fenv) -> ca.SX:
+        base = self.expr(payload["base"], env, fenv)
+        idx = [self._subscript(i, s, env, fenv) for s in self.node_subscripts[i]]
+        try:
+            if len(idx) == 1:
+                if base.shape[1] > 1 and base.shape[0] > 1:  # a matrix row, as a vector
+                    return base[idx[0], :].T
+                return base[idx[0]]
+            if len(idx) == 2:
+                return base[idx[0], idx[1]]
+        except Exception as exc:  # casadi raises RuntimeError for out-of-range
+            raise self.err(i, f"array subscript out of range: {exc}") from None
+        raise self.err(i, "more than two subscripts are not supported")
+
+    def _subscript(self, i: int, s: dict, env, fenv) -> int:
+        """A constant (0-based) subscript; parameters are evaluated at their defaults."""
+        sk, sv = next(iter(s["kind"].items()))
+        if sk != "index":
+            raise self.err(i, f"unsupported subscript kind '{sk}' (slices are not supported)")
+        sval = self.expr(sv, env, fenv)
+        if not sval.is_constant() and not ca.depends_on(sval, ca.vertcat(self.x, self.xdot, self.z, self.u, self.t)):
+            sval = ca.substitute(sval, self.p, self.parameter_defaults())
+        return _const_int(sval, "array subscript") - 1
+
+    def _x_call(self, i: int, payload, env, fenv) -> ca.SX:
+        owner = payload.get("owner", i)
+        operands = self.node_operands.get(i) or self.node_operands.get(owner, [])
+        return self._call(i, payload, [self.expr(j, env, fenv) for j in operands])
+
+    def _x_function_value(self, i: int, payload, env, fenv) -> ca.SX:
+        val = fenv[1][payload["value"]]
+        if val is None:
+            raise self.err(i, "function variable read before it is assigned")
+        return val
 
     def _note_kink(self, i: int, env: dict[tuple[int, int], int], name: str,
                    ops: list[ca.SX]) -> None:
@@ -589,12 +625,8 @@ class _Translator:
     def _builtin(self, i: int, name: str, ops: list[ca.SX]) -> ca.SX:
         if name in _UNARY_FUNCS and len(ops) == 1:
             return _UNARY_FUNCS[name](ops[0])
-        if name in ("no_event", "noEvent"):
-            return ops[0]
-        if name == "smooth":
-            return ops[-1]
-        if name == "homotopy":
-            return ops[0]
+        if name in _OPERAND_BUILTINS:
+            return _OPERAND_BUILTINS[name](ops)
         if name in ("max", "min"):
             f = ca.fmax if name == "max" else ca.fmin
             if len(ops) == 1:
@@ -604,24 +636,6 @@ class _Translator:
                     out = f(out, v)
                 return out
             return f(ops[0], ops[1])
-        if name == "atan2":
-            return ca.atan2(ops[0], ops[1])
-        if name == "sum":
-            return ca.sum1(ca.vec(ops[0]))
-        if name in ("integer", "Integer"):
-            return ca.floor(ops[0])
-        if name == "mod":
-            return ops[0] - ca.floor(ops[0] / ops[1]) * ops[1]
-        if name == "rem":
-            q = ops[0] / ops[1]
-            return ops[0] - ca.sign(q) * ca.floor(ca.fabs(q)) * ops[1]
-        if name == "div":
-            q = ops[0] / ops[1]
-            return ca.sign(q) * ca.floor(ca.fabs(q))
-        if name == "promoted_cat2":
-            return ca.horzcat(*[o.T if o.shape[1] == 1 and o.shape[0] > 1 else o for o in ops])
-        if name == "promoted_cat1":
-            return ca.vertcat(*ops)
         if name in ("pre", "edge", "change", "sample", "initial", "terminal", "reinit", "delay"):
             raise TranslationError(f"{name}() in this position is not supported by the stepper",
                                    *self._node_span(i), code="modelica.unsupported.events")
@@ -699,6 +713,15 @@ class _Translator:
         if len(flat) != n:
             raise TranslationError(f"{key} of '{dv.name}' has {len(flat)} values for {n} elements")
         return flat
+
+
+#: expression kinds of the DAE export and their translations
+_EXPR_KINDS = {
+    "literal": _Translator._x_literal, "coordinate": _Translator._coordinate, "binary": _Translator._x_binary,
+    "unary": _Translator._x_unary, "conditional": _Translator._x_conditional, "builtin": _Translator._x_builtin,
+    "runtime_quotient_owner": _Translator._x_quotient, "array": _Translator._x_array,
+    "index": _Translator._x_index, "call": _Translator._x_call, "function_value": _Translator._x_function_value,
+}
 
 
 def _equation_roots(ops: list[dict[str, Any]]) -> list[int]:

@@ -96,57 +96,62 @@ def _parse(blank: str, start: int, end: int, name: str) -> _Class:
     while k < len(stmts):
         cstart, semi = stmts[k]
         k += 1
-        i = _skip_space(blank, cstart)
-        # section keywords precede the first statement of the section in the same chunk
-        while True:
-            m = _SECTION.match(blank, i)
-            if not m:
-                break
-            kw = re.sub(r"\s+", " ", m.group(1))
-            section = "equation" if kw == "equation" else kw
-            i = _skip_space(blank, m.end())
+        section, i = _sections(blank, _skip_space(blank, cstart), section)
         text = blank[i:semi]
         m = _CLASS_START.match(text)
         if m:
-            inner_name = m.group(1)
             if re.match(r"\s*=", text[m.end():]):
                 continue  # short class definition (type X = Real(...))
-            # find the matching "end <name>;"
-            body_start = i + m.end()
-            depth = 1
-            j = k
-            close = None
-            while j < len(stmts):
-                s2, e2 = stmts[j]
-                t2 = blank[_skip_space(blank, s2):e2]
-                if re.match(rf"^\s*end\s+{inner_name}\s*$", t2):
-                    depth -= 1
-                    if depth == 0:
-                        close = (s2, j)
-                        break
-                elif _CLASS_START.match(t2) and re.match(rf"^\s*(?:\w+\s+)*{_CLASS_KW}\s+{inner_name}\b", t2):
-                    depth += 1
-                j += 1
-            if close is None:
-                continue
-            cls.nested[inner_name] = _parse(blank, body_start, close[0], inner_name)
-            k = close[1] + 1
+            close = _class_end(blank, stmts, k, m.group(1))
+            if close is not None:
+                cls.nested[m.group(1)] = _parse(blank, i + m.end(), close[0], m.group(1))
+                k = close[1] + 1
             continue
         if section in ("public", "protected"):
             _declaration(blank, i, semi, cls)
-        elif section == "equation":
-            word = re.match(r"\s*(\w+)", text)
-            w = word.group(1) if word else ""
-            if w == "end" and nest:
-                nest.pop()
-                continue
-            if w in ("if", "for", "when"):
-                nest.append(w)
-                continue
-            if nest or w in ("else", "elseif", "elsewhen"):
-                continue
+        elif section == "equation" and _top_level_equation(text, nest):
             cls.equations.append(_Stmt(i, semi))
     return cls
+
+
+def _sections(blank: str, i: int, section: str) -> tuple[str, int]:
+    """Section keywords preceding the first statement of the section in the same chunk: the section
+    in force and where the statement starts."""
+    while True:
+        m = _SECTION.match(blank, i)
+        if not m:
+            return section, i
+        kw = re.sub(r"\s+", " ", m.group(1))
+        section = "equation" if kw == "equation" else kw
+        i = _skip_space(blank, m.end())
+
+
+def _class_end(blank: str, stmts: list[tuple[int, int]], k: int, inner_name: str) -> tuple[int, int] | None:
+    """``(start of the "end <name>" statement, its index)`` closing the nested class ``inner_name``."""
+    depth = 1
+    for j in range(k, len(stmts)):
+        s2, e2 = stmts[j]
+        t2 = blank[_skip_space(blank, s2):e2]
+        if re.match(rf"^\s*end\s+{inner_name}\s*$", t2):
+            depth -= 1
+            if depth == 0:
+                return s2, j
+        elif _CLASS_START.match(t2) and re.match(rf"^\s*(?:\w+\s+)*{_CLASS_KW}\s+{inner_name}\b", t2):
+            depth += 1
+    return None
+
+
+def _top_level_equation(text: str, nest: list[str]) -> bool:
+    """Whether an equation statement stands outside every if/for/when block (``nest`` tracks them)."""
+    word = re.match(r"\s*(\w+)", text)
+    w = word.group(1) if word else ""
+    if w == "end" and nest:
+        nest.pop()
+        return False
+    if w in ("if", "for", "when"):
+        nest.append(w)
+        return False
+    return not nest and w not in ("else", "elseif", "elsewhen")
 
 
 def _declaration(blank: str, i: int, semi: int, cls: _Class) -> None:

@@ -73,60 +73,86 @@ def read_network(stage: Usd.Stage, root: str, members: list[str], roots) -> Netw
     periods: list[float] = []
     for path in members:
         prim = stage.GetPrimAtPath(path)
-        source, _text = program_source(prim, roots)
-        if source is None:
-            problems.append(_error(path, f"network member {path}: its info:sourceAsset does not resolve to a file"))
+        m = _read_member(prim, path, roots, problems)
+        if m is None:
             continue
-        sub = prim.GetAttribute("info:sourceAsset:subIdentifier")
-        cls = str(sub.Get()) if sub and sub.HasAuthoredValue() and sub.Get() else None
-        if cls is None:
-            try:
-                cls = guess_model_name(source.read_text(encoding="utf-8"), source)
-            except OSError as exc:
-                problems.append(_error(path, f"network member {path}: cannot read {source}: {exc}"))
-                continue
-        m = NetworkMember(path, source, cls or source.stem)
         per = prim.GetAttribute("lunco:program:communicationPeriod")
         if per and per.HasAuthoredValue():
             periods.append(float(per.Get()))
-        for attr in prim.GetAttributes():
-            name = attr.GetName()
-            ns, _, bare = name.partition(":")
-            if ns == "connectors":
-                m.declared_connectors.add(bare)
-                targets = [str(t) for t in attr.GetConnections()]
-                if targets:
-                    m.connectors[bare] = targets
-            elif ns == "inputs":
-                targets = [str(t) for t in attr.GetConnections()]
-                if len(targets) > 1:
-                    problems.append(_error(f"{path}.{name}", f"{path}.{name}: a scalar Modelica input takes at most one "
-                                           "connection"))
-                elif targets:
-                    m.inputs[bare] = targets[0]
-                elif attr.HasAuthoredValue():
-                    value = attr.Get()
-                    if isinstance(value, bool):
-                        value = 1.0 if value else 0.0
-                    if isinstance(value, (int, float)) and float(value) == float(value) and abs(float(value)) != float("inf"):
-                        m.constants[bare] = float(value)
-                    elif isinstance(value, (int, float)):
-                        problems.append(_error(f"{path}.{name}", f"{path}.{name} = {value} is not a finite number"))
-            elif ns == "outputs":
-                m.outputs.append(bare)
         out.append(m)
-    # installed but unwired parts: declared connectors, none connected either way
+    omitted = _unwired(out)
+    out = [m for m in out if m.path not in omitted]
+    inputs, input_sources, outputs = _read_scope(stage.GetPrimAtPath(root), root, out, omitted, problems)
+    _check_member_wires(root, out, input_sources, problems)
+    period = min(periods) if periods else None
+    return Network(root, out, inputs, input_sources, outputs, omitted, problems, period)
+
+
+def _read_member(prim, path: str, roots, problems: list[Diagnostic]) -> NetworkMember | None:
+    """One member: its class and its ``connectors:``, ``inputs:`` and ``outputs:`` attributes."""
+    source, _text = program_source(prim, roots)
+    if source is None:
+        problems.append(_error(path, f"network member {path}: its info:sourceAsset does not resolve to a file"))
+        return None
+    sub = prim.GetAttribute("info:sourceAsset:subIdentifier")
+    cls = str(sub.Get()) if sub and sub.HasAuthoredValue() and sub.Get() else None
+    if cls is None:
+        try:
+            cls = guess_model_name(source.read_text(encoding="utf-8"), source)
+        except OSError as exc:
+            problems.append(_error(path, f"network member {path}: cannot read {source}: {exc}"))
+            return None
+    m = NetworkMember(path, source, cls or source.stem)
+    for attr in prim.GetAttributes():
+        ns, _, bare = attr.GetName().partition(":")
+        if ns == "connectors":
+            m.declared_connectors.add(bare)
+            targets = [str(t) for t in attr.GetConnections()]
+            if targets:
+                m.connectors[bare] = targets
+        elif ns == "inputs":
+            _read_member_input(m, attr, bare, problems)
+        elif ns == "outputs":
+            m.outputs.append(bare)
+    return m
+
+
+def _read_member_input(m: NetworkMember, attr, bare: str, problems: list[Diagnostic]) -> None:
+    """A member input: wired (one source at most) or a finite constant (a modification)."""
+    where = f"{m.path}.{attr.GetName()}"
+    targets = [str(t) for t in attr.GetConnections()]
+    if len(targets) > 1:
+        problems.append(_error(where, f"{where}: a scalar Modelica input takes at most one connection"))
+    elif targets:
+        m.inputs[bare] = targets[0]
+    elif attr.HasAuthoredValue():
+        value = attr.Get()
+        if isinstance(value, bool):
+            value = 1.0 if value else 0.0
+        if not isinstance(value, (int, float)):
+            return
+        if float(value) == float(value) and abs(float(value)) != float("inf"):
+            m.constants[bare] = float(value)
+        else:
+            problems.append(_error(where, f"{where} = {value} is not a finite number"))
+
+
+def _unwired(members: list[NetworkMember]) -> list[str]:
+    """Installed but unwired parts: declared connectors, none connected either way."""
     connected = set()
-    for m in out:
+    for m in members:
         for targets in m.connectors.values():
             for t in targets:
                 prim_path, sep, _ = t.partition(".connectors:")
                 if sep:
                     connected.update((m.path, prim_path))
-    omitted = [m.path for m in out if m.declared_connectors and m.path not in connected]
-    out = [m for m in out if m.path not in omitted]
-    scope = stage.GetPrimAtPath(root)
+    return [m.path for m in members if m.declared_connectors and m.path not in connected]
+
+
+def _read_scope(scope, root: str, members: list[NetworkMember], omitted: list[str], problems: list[Diagnostic]):
+    """The scope's boundary ``inputs:`` (with their sources) and ``outputs:`` (each a member output)."""
     inputs, input_sources, outputs = [], {}, {}
+    member_paths = {m.path for m in members}
     for attr in scope.GetAttributes():
         name = attr.GetName()
         ns, _, bare = name.partition(":")
@@ -135,40 +161,43 @@ def read_network(stage: Usd.Stage, root: str, members: list[str], roots) -> Netw
             inputs.append(bare)
             if len(conns) == 1:
                 input_sources[bare] = conns[0]
-        elif ns == "outputs":
-            if len(conns) != 1:
-                problems.append(_error(f"{root}.{name}", f"{root}.{name}: a network output needs exactly one member "
-                                       "output as its source"))
-                continue
-            src_prim, sep, src_out = conns[0].partition(".outputs:")
-            if src_prim in omitted:
-                continue  # published by an unwired part that is not in the network
-            if not sep or src_prim not in {m.path for m in out}:
-                problems.append(_error(f"{root}.{name}", f"{root}.{name} reads {conns[0]}, which is not an output of "
-                                       "a member of this network"))
-                continue
-            outputs[bare] = (src_prim, src_out)
-    member_paths = {m.path for m in out}
-    boundary_by_source = {src: name for name, src in input_sources.items()}
-    for m in out:
+            continue
+        if ns != "outputs":
+            continue
+        if len(conns) != 1:
+            problems.append(_error(f"{root}.{name}", f"{root}.{name}: a network output needs exactly one member "
+                                   "output as its source"))
+            continue
+        src_prim, sep, src_out = conns[0].partition(".outputs:")
+        if src_prim in omitted:
+            continue  # published by an unwired part that is not in the network
+        if not sep or src_prim not in member_paths:
+            problems.append(_error(f"{root}.{name}", f"{root}.{name} reads {conns[0]}, which is not an output of "
+                                   "a member of this network"))
+            continue
+        outputs[bare] = (src_prim, src_out)
+    return inputs, input_sources, outputs
+
+
+def _check_member_wires(root: str, members: list[NetworkMember], input_sources: dict[str, str],
+                        problems: list[Diagnostic]) -> None:
+    """Connectors stay inside the network; member inputs read member outputs or boundary inputs."""
+    member_paths = {m.path for m in members}
+    boundary_sources = set(input_sources.values())
+    for m in members:
         for conn, targets in m.connectors.items():
             for t in targets:
-                prim_path, sep, tconn = t.partition(".connectors:")
+                prim_path, sep, _tconn = t.partition(".connectors:")
                 if not sep or prim_path not in member_paths:
                     problems.append(_error(f"{m.path}.connectors:{conn}", f"{m.path}.connectors:{conn} connects to {t}, "
                                            "outside this network"))
         for name, src in m.inputs.items():
-            src_prim, sep, src_port = src.partition(".")
-            if src_prim == root and src_port.startswith("inputs:"):
-                continue
-            if src in boundary_by_source:
-                continue
-            if src_prim in member_paths and src_port.startswith("outputs:"):
+            src_prim, _, src_port = src.partition(".")
+            if (src_prim == root and src_port.startswith("inputs:")) or src in boundary_sources \
+                    or (src_prim in member_paths and src_port.startswith("outputs:")):
                 continue
             problems.append(_error(f"{m.path}.inputs:{name}", f"{m.path}.inputs:{name} reads {src}: a network member's "
                                    f"input must come from a member output or a boundary input of {root}"))
-    period = min(periods) if periods else None
-    return Network(root, out, inputs, input_sources, outputs, omitted, problems, period)
 
 
 def generate(network: Network, member_outputs: Callable[[NetworkMember], frozenset[str] | None]) -> tuple[str, dict[str, tuple[str, str]]]:
@@ -179,7 +208,6 @@ def generate(network: Network, member_outputs: Callable[[NetworkMember], frozens
     """
     root = network.root
     names = {m.path: instance_name(root, m.path) for m in network.members}
-    boundary_by_source = {src: name for name, src in network.input_sources.items()}
     aliases: dict[str, tuple[str, str]] = {}
     for m in network.members:
         have = member_outputs(m)
@@ -187,16 +215,26 @@ def generate(network: Network, member_outputs: Callable[[NetworkMember], frozens
             if have is None or o in have:
                 aliases[member_output_alias(root, m.path, o)] = (m.path, o)
     lines = [f"model {network.model_name} \"Generated from the component network {root}\""]
-    for name in network.inputs:
-        lines.append(f"  input Real {identifier(name)};")
-    for name in network.outputs:
-        lines.append(f"  output Real {identifier(name)};")
-    for alias in aliases:
-        lines.append(f"  output Real {alias};")
+    lines += [f"  input Real {identifier(name)};" for name in network.inputs]
+    lines += [f"  output Real {identifier(name)};" for name in network.outputs]
+    lines += [f"  output Real {alias};" for alias in aliases]
     for m in network.members:
         mods = ", ".join(f"{identifier(k)} = {_number(v)}" for k, v in sorted(m.constants.items()))
         lines.append(f"  {m.class_name} {names[m.path]}{f'({mods})' if mods else ''} \"USD: {m.path}\";")
     lines.append("equation")
+    lines += _member_equations(network, names)
+    for name, (member, out) in network.outputs.items():
+        lines.append(f"  {identifier(name)} = {names[member]}.{identifier(out)};")
+    for alias, (member, out) in aliases.items():
+        lines.append(f"  {alias} = {names[member]}.{identifier(out)};")
+    lines.append(f"end {network.model_name};")
+    return "\n".join(lines) + "\n", aliases
+
+
+def _member_equations(network: Network, names: dict[str, str]) -> list[str]:
+    """``connect()`` equations of the members' connector wires (each edge once) and an equation per
+    wired member input."""
+    lines: list[str] = []
     edges = set()
     for m in network.members:
         for conn, targets in sorted(m.connectors.items()):
@@ -210,22 +248,23 @@ def generate(network: Network, member_outputs: Callable[[NetworkMember], frozens
                     edges.add(edge)
                     lines.append(f"  connect({edge[0]}, {edge[1]});")
         for name, src in sorted(m.inputs.items()):
-            src_prim, _, src_port = src.partition(".")
-            if src_prim == root and src_port.startswith("inputs:"):
-                rhs = identifier(src_port.partition(":")[2])
-            elif src in boundary_by_source:
-                rhs = identifier(boundary_by_source[src])
-            elif src_prim in names and src_port.startswith("outputs:"):
-                rhs = f"{names[src_prim]}.{identifier(src_port.partition(':')[2])}"
-            else:
-                continue
-            lines.append(f"  {names[m.path]}.{identifier(name)} = {rhs};")
-    for name, (member, out) in network.outputs.items():
-        lines.append(f"  {identifier(name)} = {names[member]}.{identifier(out)};")
-    for alias, (member, out) in aliases.items():
-        lines.append(f"  {alias} = {names[member]}.{identifier(out)};")
-    lines.append(f"end {network.model_name};")
-    return "\n".join(lines) + "\n", aliases
+            rhs = _input_source(network, names, src)
+            if rhs is not None:
+                lines.append(f"  {names[m.path]}.{identifier(name)} = {rhs};")
+    return lines
+
+
+def _input_source(network: Network, names: dict[str, str], src: str) -> str | None:
+    """The expression a member input wired from ``src`` equals (None: not inside the network)."""
+    src_prim, _, src_port = src.partition(".")
+    boundary_by_source = {s: name for name, s in network.input_sources.items()}
+    if src_prim == network.root and src_port.startswith("inputs:"):
+        return identifier(src_port.partition(":")[2])
+    if src in boundary_by_source:
+        return identifier(boundary_by_source[src])
+    if src_prim in names and src_port.startswith("outputs:"):
+        return f"{names[src_prim]}.{identifier(src_port.partition(':')[2])}"
+    return None
 
 
 def _number(v: float) -> str:

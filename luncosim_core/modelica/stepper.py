@@ -422,18 +422,7 @@ class Stepper:
             out = self._substep(st, t, hh, implicit)
             x1, err, cross = out["x1"], out["err"], out["cross"]
             if not np.all(np.isfinite(x1)) or err > 1.0:
-                if hh <= self.period * 1e-9:
-                    raise _err("modelica.step.unsolved",
-                               f"model {self.name}: the step size fell below "
-                               f"{self.period * 1e-9:.3g} s at t={t:.9g} s without meeting the "
-                               "error tolerance (a discontinuity the stepper cannot resolve)")
-                h = hh * (0.1 if not math.isfinite(err) else max(0.1, 0.9 * err ** -0.2))
-                if cross > 0 and math.isfinite(err) and not implicit:
-                    # the error comes from a switch inside the step: end the next try just past
-                    # where the (rough) dense output puts it
-                    hi = next((th for th in _GRID if self._changed(st, out, t, hh, th, False)), 1.0)
-                    if hi < 1.0:
-                        h = max(h, hh * hi)
+                h = self._retry_size(st, out, t, hh, implicit)
                 continue
             if cross > 0 and (kinks < _MAX_KINKS or self._relation_flip(st, out, t + hh)):
                 theta = self._locate(st, out, t, hh, implicit)
@@ -471,6 +460,23 @@ class Stepper:
         if st["terminate"] is not None:
             self._iterate(st, st["terminate"][0], terminal=True)
         return "events"
+
+    def _retry_size(self, st: dict[str, Any], out: dict[str, Any], t: float, hh: float, implicit: bool) -> float:
+        """The size of the next try after a rejected substep of ``hh`` from ``t``."""
+        err, cross = out["err"], out["cross"]
+        if hh <= self.period * 1e-9:
+            raise _err("modelica.step.unsolved",
+                       f"model {self.name}: the step size fell below "
+                       f"{self.period * 1e-9:.3g} s at t={t:.9g} s without meeting the "
+                       "error tolerance (a discontinuity the stepper cannot resolve)")
+        h = hh * (0.1 if not math.isfinite(err) else max(0.1, 0.9 * err ** -0.2))
+        if cross > 0 and math.isfinite(err) and not implicit:
+            # the error comes from a switch inside the step: end the next try just past
+            # where the (rough) dense output puts it
+            hi = next((th for th in _GRID if self._changed(st, out, t, hh, th, False)), 1.0)
+            if hi < 1.0:
+                h = max(h, hh * hi)
+        return h
 
     def _substep(self, st: dict[str, Any], t: float, h: float, implicit: bool) -> dict[str, Any]:
         wg = st["wg"]

@@ -32,6 +32,64 @@ class PortWriteError(ValueError):
         super().__init__("; ".join(d.message for d in diagnostics))
 
 
+
+def _declarations_by_key(decls: Iterable[PortDecl], diags: list[Diagnostic]) -> dict[str, PortDecl]:
+    """Authored signal declarations by key; ``inputs:x`` and ``outputs:x`` on one prim: the output wins."""
+    decl_by_key: dict[str, PortDecl] = {}
+    for d in decls:
+        if d.namespace == "connectors":
+            continue
+        if d.key in decl_by_key and decl_by_key[d.key].namespace != d.namespace:
+            diags.append(Diagnostic("warning", "port-name-clash",
+                                    f"{d.prim_path} declares both inputs:{d.name} and outputs:{d.name}; the output wins",
+                                    path=d.prim_path, source="ports"))
+            if d.namespace == "inputs":
+                continue
+        decl_by_key[d.key] = d
+    return decl_by_key
+
+
+def _typed_by_declaration(info: PortInfo, decl: PortDecl, diags: list[Diagnostic]) -> PortInfo:
+    """A backend port joined with its authored declaration: units and types checked, limits and
+    description filled in from the declaration where the backend has none."""
+    problem = _unit_problem(decl.unit, info.unit)
+    if problem:
+        diags.append(Diagnostic("error", "port-unit-mismatch",
+                                f"{info.key}: authored unit '{decl.unit}' does not fit the {info.source} "
+                                f"unit '{info.unit}': {problem}", path=info.prim_path, source="ports"))
+    live, carries, type_problem = resolve(decl.type, info.type, info.direction)
+    if type_problem:
+        diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {type_problem}",
+                                path=info.prim_path, source="ports"))
+    return PortInfo(info.prim_path, info.name, info.direction, live, info.unit or decl.unit,
+                    info.minimum if info.minimum is not None else decl.minimum,
+                    info.maximum if info.maximum is not None else decl.maximum,
+                    info.source, info.authority, info.writable, True, info.description or decl.description,
+                    carries or info.carries)
+
+
+def _give_wired_sinks_to_wires(by_key: dict[str, tuple[PortInfo, float]], wired_sinks: Mapping[str, str],
+                               diags: list[Diagnostic]) -> None:
+    """A wired sink belongs to its wire (not writable); a produced output that is also wired is an
+    owner conflict."""
+    for key, source in wired_sinks.items():
+        if key not in by_key:
+            continue
+        info, _initial = by_key[key]
+        if info.source == "usd":
+            by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
+                                    source="wire", authority=f"wire:{source}", writable=False, declared=info.declared,
+                                    description=info.description, carries=info.carries), math.nan)
+        elif info.direction == "out":
+            diags.append(Diagnostic("error", "port-owner-conflict",
+                                    f"{key} is produced by {info.authority} and also wired from {source}",
+                                    path=info.prim_path, source="ports"))
+        else:
+            by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
+                                    source=info.source, authority=info.authority, writable=False, declared=info.declared,
+                                    description=info.description, carries=info.carries), math.nan)
+
+
 class PortRegistry:
     """The port surface: metadata by key, values in one dense float64 array."""
 
@@ -51,17 +109,7 @@ class PortRegistry:
         """
         diags: list[Diagnostic] = []
         by_key: dict[str, tuple[PortInfo, float]] = {}
-        decl_by_key: dict[str, PortDecl] = {}
-        for d in decls:
-            if d.namespace == "connectors":
-                continue
-            if d.key in decl_by_key and decl_by_key[d.key].namespace != d.namespace:
-                diags.append(Diagnostic("warning", "port-name-clash",
-                                        f"{d.prim_path} declares both inputs:{d.name} and outputs:{d.name}; the output wins",
-                                        path=d.prim_path, source="ports"))
-                if d.namespace == "inputs":
-                    continue
-            decl_by_key[d.key] = d
+        decl_by_key = _declarations_by_key(decls, diags)
         for info, initial in backend:
             if info.key in by_key:
                 other = by_key[info.key][0]
@@ -70,23 +118,7 @@ class PortRegistry:
                                         path=info.prim_path, source="ports"))
                 continue
             decl = decl_by_key.get(info.key)
-            if decl is not None:
-                unit = info.unit or decl.unit
-                problem = _unit_problem(decl.unit, info.unit)
-                if problem:
-                    diags.append(Diagnostic("error", "port-unit-mismatch",
-                                            f"{info.key}: authored unit '{decl.unit}' does not fit the {info.source} "
-                                            f"unit '{info.unit}': {problem}", path=info.prim_path, source="ports"))
-                live, carries, type_problem = resolve(decl.type, info.type, info.direction)
-                if type_problem:
-                    diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {type_problem}",
-                                            path=info.prim_path, source="ports"))
-                info = PortInfo(info.prim_path, info.name, info.direction, live, unit,
-                                info.minimum if info.minimum is not None else decl.minimum,
-                                info.maximum if info.maximum is not None else decl.maximum,
-                                info.source, info.authority, info.writable, True, info.description or decl.description,
-                                carries or info.carries)
-            by_key[info.key] = (info, initial)
+            by_key[info.key] = (_typed_by_declaration(info, decl, diags) if decl is not None else info, initial)
         for key, d in decl_by_key.items():
             if key in by_key:
                 continue
@@ -95,23 +127,7 @@ class PortRegistry:
             by_key[key] = (PortInfo(d.prim_path, d.name, direction, d.type, d.unit, d.minimum, d.maximum,
                                     source="usd", authority="user" if direction == "in" else "imperative",
                                     writable=True, declared=True, description=d.description), initial)
-        # wired sinks belong to their wire
-        for key, source in wired_sinks.items():
-            if key not in by_key:
-                continue
-            info, initial = by_key[key]
-            if info.source in ("usd",):
-                by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
-                                        source="wire", authority=f"wire:{source}", writable=False, declared=info.declared,
-                                        description=info.description, carries=info.carries), math.nan)
-            elif info.source != "usd" and info.direction == "out":
-                diags.append(Diagnostic("error", "port-owner-conflict",
-                                        f"{key} is produced by {info.authority} and also wired from {source}",
-                                        path=info.prim_path, source="ports"))
-            else:
-                by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
-                                        source=info.source, authority=info.authority, writable=False, declared=info.declared,
-                                        description=info.description, carries=info.carries), math.nan)
+        _give_wired_sinks_to_wires(by_key, wired_sinks, diags)
         keys = sorted(by_key)
         self.infos = [by_key[k][0] for k in keys]
         self.index = {k: i for i, k in enumerate(keys)}

@@ -67,8 +67,12 @@ class NetworkProgram(ModelicaProgram):
         _text, aliases, compiled = result
         self.aliases = aliases
         self.revision = compiled.source_hash
-        self.declared_out.update(dict.fromkeys(aliases, ""))
         super()._commit(compiled)
+
+    def _expand_arrays(self, interface) -> None:
+        """The declared ports, plus the member outputs the generated model publishes as aliases."""
+        super()._expand_arrays(interface)
+        self.declared_out.update(dict.fromkeys(self.aliases, ""))
 
     def port_infos(self) -> list[tuple[PortInfo, float]]:
         """The scope's ports, plus each member output again on the member itself (``/Member.name``),

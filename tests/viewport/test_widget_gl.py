@@ -160,3 +160,27 @@ def test_fly_camera_moves_forward_with_w(widget, qtbot):
     qtbot.wait(150)
     QTest.keyRelease(native, Qt.Key.Key_W)
     assert np.linalg.norm(np.array(widget.viewport.fly.center, float) - start) > 1e-3
+
+
+def test_fit_scene_frames_the_moving_bodies_not_the_ground(qtbot, tmp_path):
+    """With nothing selected, F (Fit View) frames the vehicles; Home frames the 200 m ground."""
+    from luncosim_workbench.viewport import ViewportWidget
+
+    w = ViewportWidget(size=(400, 300))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_stage(write_stage(tmp_path, """
+def Cube "Ground" { double size = 1
+    float3 xformOp:scale = (200, 200, 0.1)
+    uniform token[] xformOpOrder = ["xformOp:scale"] }
+def Cube "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) { double size = 1
+    double3 xformOp:translate = (30, 20, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+"""))
+    w.fit_all()
+    whole = w.viewport.turntable.distance
+    w.fit_scene()
+    cam = w.viewport.turntable
+    assert np.allclose(cam.center, (30, 20, 0.5), atol=0.6)
+    assert cam.distance < whole / 20

@@ -127,6 +127,9 @@ class ViewportWidget(QWidget):
     def fit_selection(self) -> None:
         self.viewport.fit_selection()
 
+    def fit_scene(self) -> None:
+        self.viewport.fit_scene()
+
     def render(self):
         """The current frame as an (H, W, 4) uint8 array."""
         return self.viewport.render()

@@ -209,10 +209,10 @@ class ViewportCanvas:
             self._frame(*b)
 
     def fit_selection(self) -> None:
-        """Frame the selected prims (everything when the selection draws nothing)."""
+        """Frame the selected prims (the moving bodies when the selection draws nothing)."""
         b = self.model.bounds(self.model.selection) if self.model.selection else None
         if b is None:
-            self.fit_all()
+            self.fit_scene()
         else:
             self._frame(*b)
 
