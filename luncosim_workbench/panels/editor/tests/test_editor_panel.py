@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QInputMethodEvent, QKeyEvent
+from PySide6.QtWidgets import QApplication
 
 from luncosim_workbench.testing import wait_for
 
@@ -190,3 +192,28 @@ def test_live_diagnostics_appear_in_the_diagnostics_panel_and_lead_back(opened, 
     qtbot.keyClick(editor, Qt.Key.Key_Backspace)
     qtbot.keyClicks(editor, "1;")
     wait_for(qtbot, lambda: rows() == [])
+
+
+def test_non_ascii_text_keeps_editor_and_document_in_step(opened, twin_copy, qtbot):
+    editor = opened.open_location(str(twin_copy / SCENARIO), 1)
+    editor.gotoPos(editor.lineEndPosition(0))  # after "// Practice-yard drill."
+    for ch in " é→":  # QTest types ASCII only: send what a keyboard layout sends
+        QApplication.sendEvent(editor, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_unknown, Qt.KeyboardModifier.NoModifier, ch))
+    commit = QInputMethodEvent()  # and what an input method commits (a character outside the BMP)
+    commit.setCommitString("𝛼")
+    QApplication.sendEvent(editor, commit)
+    qtbot.keyClicks(editor, " ok")
+    assert editor.doc.text.splitlines()[0] == "// Practice-yard drill. é→𝛼 ok"
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    assert editor.doc.text.splitlines()[0] == "// Practice-yard drill. é→𝛼 "
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "let x = ;")
+    wait_for(qtbot, lambda: editor.squiggles() == [("error", 10, 9)])  # columns count characters, not bytes
+    text = lambda: bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode()  # noqa: E731
+    assert text() == editor.doc.text
+    while editor.doc.can_undo:
+        editor.doc.undo()
+        assert text() == editor.doc.text
+    assert editor.doc.text == (twin_copy / SCENARIO).read_text()
