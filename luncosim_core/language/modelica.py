@@ -119,3 +119,50 @@ def find_class(name: str, roots: tuple[Path, ...], extra: tuple[Path, ...] = ())
         return exact[0]
     tail = [d for d in defs if d.name.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]]
     return tail[0] if tail else None
+
+
+_PREFIXES = r"(?:(?:parameter|constant|input|output|flow|stream|discrete|final|inner|outer|replaceable|redeclare)\s+)*"
+_DECL = re.compile(rf"^\s*{_PREFIXES}([A-Za-z_][\w.]*)\s+([A-Za-z_]\w*)(?=[\s(;=\[\"])", re.M)
+_NOT_TYPES = {"equation", "algorithm", "end", "model", "block", "class", "package", "connector", "record",
+              "function", "extends", "import", "within", "protected", "public", "annotation", "partial", "if",
+              "for", "when", "while", "initial"}
+
+
+def declarations(text: str) -> dict[str, str]:
+    """Component name -> declared type name, for every declaration in ``text`` (comments ignored)."""
+    out: dict[str, str] = {}
+    for m in _DECL.finditer(blank_comments(text)):
+        if m.group(1) not in _NOT_TYPES and m.group(2) not in _NOT_TYPES:
+            out.setdefault(m.group(2), m.group(1))
+    return out
+
+
+def members(prefix: str, text: str, roots: tuple[Path, ...], here: Path) -> list[str]:
+    """What may follow ``prefix.``: a component's fields (its class's declarations), or a
+    package's classes."""
+    head = prefix.split(".")[0]
+    type_name = declarations(text).get(head)
+    if type_name is not None:
+        for part in prefix.split(".")[1:]:  # lag.sub.  -> the class of lag's component sub
+            found = find_class(type_name, roots, (here,))
+            if found is None:
+                return []
+            type_name = declarations(_class_text(found)).get(part)
+            if type_name is None:
+                return []
+        found = find_class(type_name, roots, (here,))
+        return sorted(declarations(_class_text(found))) if found else []
+    return sorted({c.name[len(prefix) + 1:].split(".")[0] for c in class_index(roots)
+                   if c.name.startswith(prefix + ".")})
+
+
+def _class_text(found: ClassDef) -> str:
+    """The text of the class ``found`` from its header to its ``end Name;``."""
+    try:
+        lines = found.file.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return ""
+    body = "".join(lines[found.line - 1:])
+    short = found.name.rsplit(".", 1)[-1]
+    end = re.search(rf"^\s*end\s+{re.escape(short)}\s*;", body, re.M)
+    return body[:end.start()] if end else body

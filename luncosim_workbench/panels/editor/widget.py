@@ -34,6 +34,7 @@ from luncosim_core.language.modelica import (
     class_index,
     find_class,
     library_roots,
+    members,
 )
 from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports
 from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
@@ -303,6 +304,10 @@ class EditorPanel(PanelWidget):
             words = [f.name for f in host_functions(self._roots())]
             words += self._script_names.get(str(editor.doc.path), ())
             words += RHAI_KEYWORDS.split()
+        elif "." in typed:  # a component's fields, or a package's classes
+            owner, _dot, typed = typed.rpartition(".")
+            roots = library_roots(self._roots())
+            words = members(owner, editor.doc.text, roots, editor.doc.path)
         else:
             roots = library_roots(self._roots())
             words = [c.name for c in class_index(roots)] + [c.name.rsplit(".", 1)[-1] for c in class_index(roots)]
@@ -327,7 +332,8 @@ class EditorPanel(PanelWidget):
 
     def complete(self, editor: CodeEditor, *, explicit: bool = True) -> list[str]:
         words, typed = self.completions(editor)
-        if not explicit and typed < 2:
+        after_dot = editor.doc.language == "modelica" and editor.line_prefix().endswith(".")
+        if not explicit and typed < 2 and not after_dot:
             return []
         prefix = editor.line_prefix().encode("utf-8")
         stem = prefix[len(prefix) - typed:].decode("utf-8", "replace").lower() if typed else ""

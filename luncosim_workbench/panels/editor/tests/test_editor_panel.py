@@ -217,3 +217,21 @@ def test_non_ascii_text_keeps_editor_and_document_in_step(opened, twin_copy, qtb
         editor.doc.undo()
         assert text() == editor.doc.text
     assert editor.doc.text == (twin_copy / SCENARIO).read_text()
+
+
+def test_modelica_completion_offers_fields_after_a_dot_and_library_classes(opened, twin_copy, qtbot):
+    model = twin_copy / "models" / "Use.mo"
+    model.parent.mkdir()
+    model.write_text("model Use\n  Workbench.Control.FirstOrder lag(T = 0.5);\nequation\n  lag.u = 1;\nend Use;\n")
+    panel = _editor_panel(opened)
+    editor = opened.open_location(str(model), 4)
+    _end_of_line(editor, 4)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "  lag.")
+    assert editor.autoCActive()  # the dot opened the list by itself
+    assert panel.complete(editor) == ["T", "k", "u", "y", "y_start"]
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    qtbot.keyClicks(editor, "y = Workbench.Control.")
+    assert {"FirstOrder", "PIDAxis"} <= set(panel.complete(editor))
+    qtbot.keyClicks(editor, "Fir")
+    assert panel.complete(editor) == ["FirstOrder"]
