@@ -266,6 +266,9 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     from luncosim_core.server.serve import add_serve_verb
 
     add_serve_verb(sub)  # serve
+    from luncosim_core.language.cli_verbs import add_check_verb
+
+    add_check_verb(sub)  # check FILE...
     added: list[AddVerbs] = []
     for add in (*plugin_verbs(), *extra_verbs):
         if add not in added:

@@ -38,6 +38,7 @@ class Workspace(Protocol):
     result: OpenResult | None
     opened: Any  # psygnal signal(OpenResult)
     diagnostics_changed: Any  # psygnal signal()
+    source_diagnostics_changed: Any  # psygnal signal(): the source editors' live checks changed
 
     @property
     def twin(self) -> Twin | None: ...
@@ -49,6 +50,7 @@ class Workspace(Protocol):
     def reason(self) -> str: ...
     def composition_diagnostics(self) -> list[Diagnostic]: ...
     def lint_diagnostics(self) -> list[Diagnostic]: ...
+    def source_diagnostics(self) -> list[Diagnostic]: ...
 
 
 class SimulationLink(Protocol):
@@ -132,6 +134,11 @@ class PanelContext(QObject):
         if doc is None:
             raise NoDocument(Diagnostic("error", "no-document", "no scene is open", source="workbench"))
         return doc.apply(op, author=author)
+
+    def report_source_diagnostics(self, path: str, diagnostics: list[Diagnostic]) -> None:
+        """A source editor's newest live-check findings for ``path`` (the Diagnostics panel shows
+        them; an empty list clears them)."""
+        self._session.set_source_diagnostics(path, diagnostics)
 
     # ------------------------------------------------------------------ window services
     def notify(self, text: str) -> None:

@@ -27,6 +27,14 @@ class UiThreadCollector(QObject):
         self.timer.timeout.connect(self.check)
         self.timer.start()
 
+    def freeze(self) -> None:
+        """Move every object alive now (the built window, its panels, imported modules) out of the
+        collector's sight: later collections, which run on the UI thread, then walk only what was
+        allocated since, so a worker that allocates heavily (a checker parsing a 10,000-line file)
+        no longer costs the UI a 40 ms full collection every few keystrokes."""
+        gc.collect()
+        gc.freeze()
+
     def check(self) -> None:
         c0, c1, c2 = gc.get_count()
         t0, t1, t2 = self.threshold
@@ -56,5 +64,6 @@ def uninstall() -> None:
         _GUARD.timer.stop()
         _GUARD.deleteLater()
         _GUARD = None
+    gc.unfreeze()
     gc.collect()
     gc.enable()

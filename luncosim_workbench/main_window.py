@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
+        gc_guard.install().freeze()  # the built window is long-lived: keep it out of UI-thread collections
 
     # ------------------------------------------------------------------ panels
     def _add_panel(self, spec: PanelSpec) -> None:
@@ -486,6 +487,11 @@ class MainWindow(QMainWindow):
         from luncosim_workbench.widgets.source_view import SourceView, can_show
 
         self.session.log(f"open {path}" + (f":{line}" if line else ""))
+        editor = self.panels.get("editor")
+        if editor is not None and Path(path).suffix in (".mo", ".rhai") and Path(path).is_file():
+            self.docks["editor"].show()
+            self.docks["editor"].raise_()
+            return editor.open_file(path, line)
         if can_show(path):
             view = SourceView(path, line, self)
             view.show()
@@ -516,8 +522,24 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == "discard"
 
+    def confirm_text_documents(self, why: str) -> bool:
+        """Every open text document (.mo, .rhai) with unsaved edits: save, discard or cancel."""
+        for doc in list(self.session.documents):
+            if doc is self.session.document or not getattr(doc, "dirty", False):
+                continue
+            answer = self.ask_unsaved(f"{why} ({Path(doc.path).name} has unsaved edits)")
+            if answer == "cancel":
+                return False
+            if answer == "save":
+                try:
+                    doc.save()
+                except DiagnosticError as exc:
+                    self.notify("; ".join(d.message for d in exc.diagnostics))
+                    return False
+        return True
+
     def closeEvent(self, event) -> None:  # noqa: N802
-        if not self.confirm_discard("closing"):
+        if not self.confirm_discard("closing") or not self.confirm_text_documents("closing"):
             event.ignore()
             return
         try:

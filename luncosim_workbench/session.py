@@ -51,6 +51,7 @@ class Session:
     opened = Signal(object)  # OpenResult
     diagnostics_changed = Signal()
     message = Signal(str)  # a workbench console line: transport, opening, saving
+    source_diagnostics_changed = Signal()  # a source editor's live check found (or cleared) something
 
     def __init__(self) -> None:
         self.result: OpenResult | None = None
@@ -59,6 +60,7 @@ class Session:
         self.open_diagnostics: list[Diagnostic] = []
         self._lint_key: tuple | None = None
         self._lint: list[Diagnostic] = []
+        self._source_diags: dict[str, list[Diagnostic]] = {}
 
     @property
     def document(self) -> UsdDocument | None:
@@ -123,6 +125,18 @@ class Session:
     def log(self, text: str) -> None:
         """A line for the console (transport events, projection restarts, script output)."""
         self.message.emit(text)
+
+    def set_source_diagnostics(self, path: str, diags: list[Diagnostic]) -> None:
+        """The newest live-check findings of one open source file (empty: none, or closed)."""
+        if diags:
+            self._source_diags[path] = list(diags)
+        elif self._source_diags.pop(path, None) is None:
+            return
+        self.source_diagnostics_changed.emit()
+
+    def source_diagnostics(self) -> list[Diagnostic]:
+        """Every open source file's live-check findings, by file."""
+        return [d for path in sorted(self._source_diags) for d in self._source_diags[path]]
 
     def composition_diagnostics(self) -> list[Diagnostic]:
         return list(self.open_diagnostics) + (list(self.document.diagnostics) if self.document else [])

@@ -108,10 +108,11 @@ class CompileServer:
 
     # -- requests ----------------------------------------------------------------------------
     def front_end(self, source_text: str, model_name: str | None, layer: str, path: str | None,
-                  roots: tuple[str, ...]) -> FrontResult:
-        """Run the front end in the child; a dead or stuck child becomes a diagnostic."""
+                  roots: tuple[str, ...], *, diagnostics_only: bool = False) -> FrontResult:
+        """Run the front end in the child; a dead or stuck child becomes a diagnostic.
+        ``diagnostics_only``: the answer leaves out the DAE (an editor's live check: less to copy)."""
         request = {"source_text": source_text, "model_name": model_name, "layer": layer, "path": path,
-                   "roots": tuple(roots)}
+                   "roots": tuple(roots), "diagnostics_only": diagnostics_only}
         with self._lock:
             t0 = time.perf_counter()
             try:
@@ -199,10 +200,11 @@ def default_server() -> CompileServer:
 
 
 def run_front_end(source_text: str, model_name: str | None, layer: str, path: str | None,
-                  roots: tuple[str, ...]) -> FrontResult:
+                  roots: tuple[str, ...], *, diagnostics_only: bool = False) -> FrontResult:
     """The front end through the compile server (or in this process when configured so)."""
     if os.environ.get("LUNCOSIM_MODELICA_COMPILE", "").lower() == "inprocess":
         from luncosim_core.modelica.frontend import front_end
 
         return front_end(source_text, model_name, layer, path, tuple(roots))
-    return default_server().front_end(source_text, model_name, layer, path, tuple(roots))
+    return default_server().front_end(source_text, model_name, layer, path, tuple(roots),
+                                      diagnostics_only=diagnostics_only)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 
 
 def _limit_memory() -> None:
@@ -59,6 +60,8 @@ def main() -> int:
             try:
                 result = front_end(request["source_text"], request.get("model_name"), layer, request.get("path"),
                                    tuple(request.get("roots", ())), sessions=sessions, overlay=overlay)
+                if request.get("diagnostics_only"):  # an editor's live check: keep the DAE here
+                    result = replace(result, dae=None, meta={})
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 if not isinstance(exc, MemoryError) and not _out_of_memory(exc):
                     result = FrontResult(False, diagnostics=(error(

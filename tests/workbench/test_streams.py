@@ -76,12 +76,12 @@ def test_resources_name_every_icon_the_workbench_asks_for(window):
 
 
 def test_a_source_location_opens_read_only_at_its_line(window, tmp_path):
-    script = tmp_path / "drill.rhai"
-    script.write_text("// drill\nfn on_start(me) {\n    print(\"go\");\n}\nfn on_tick(me) { }\n")
+    script = tmp_path / "drill.py"  # .mo and .rhai open in the Source Editor (panels/editor tests)
+    script.write_text("# drill\ndef on_start(me):\n    print('go')\n\ndef on_tick(me):\n    pass\n")
     view = window.open_location(str(script), 3)
     assert view is not None and view.isVisible()
     assert view.text() == script.read_text() and view.current_line() == 3
-    assert view.editor.readOnly() and bytes(view.editor.lexerLanguage()) == b"rust"
+    assert view.editor.readOnly() and bytes(view.editor.lexerLanguage()) == b"python"
     view.close()
     from luncosim_workbench.widgets.source_view import can_show
 

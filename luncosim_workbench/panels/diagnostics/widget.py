@@ -136,6 +136,7 @@ class DiagnosticsPanel(PanelWidget):
         self.view.doubleClicked.connect(self._on_activated)
         layout.addWidget(self.view, 1)
         ctx.workspace.diagnostics_changed.connect(self.refresh_composition)
+        ctx.workspace.source_diagnostics_changed.connect(self.refresh_sources)
         self.refresh_composition()
 
     def on_theme_changed(self) -> None:
@@ -157,6 +158,12 @@ class DiagnosticsPanel(PanelWidget):
         self.model.clear("runtime")
         self.model.add("composition", self.ctx.workspace.composition_diagnostics())
         self.model.add("lint", self.ctx.workspace.lint_diagnostics())
+        self._update_count()
+
+    def refresh_sources(self) -> None:
+        """The source editors' live checks (origin ``editor``): replaced on every check."""
+        self.model.clear("editor")
+        self.model.add("editor", self.ctx.workspace.source_diagnostics())
         self._update_count()
 
     def on_events(self, events: tuple) -> None:

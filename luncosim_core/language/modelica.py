@@ -1,0 +1,168 @@
+"""Modelica language services: diagnostics through the compiler, class index, definitions.
+
+Diagnostics come from the Modelica front end (syntax, unresolved names, unbalanced models), run
+through the compile server's child process, so a compiler crash is one
+``modelica.compiler_crash`` diagnostic, never a dead workbench. The numeric back end (CasADi) is
+left to the real compile (Save & Run reports what it finds). A file whose first class is a package, connector, record or function is not
+simulated on its own: only its syntax and resolution errors are reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.modelica.compiler import BUNDLED_LIBRARY
+from luncosim_core.modelica.source_text import CLASS_RE, blank_comments
+
+BUILTINS = ("der", "pre", "edge", "change", "reinit", "initial", "terminal", "noEvent", "smooth", "sample",
+            "abs", "sign", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "log", "log10",
+            "min", "max", "sum", "size", "zeros", "ones", "fill", "connect", "assert", "terminate", "time")
+KEYWORDS = ("model", "block", "class", "package", "connector", "record", "function", "equation", "algorithm",
+            "parameter", "constant", "input", "output", "flow", "stream", "discrete", "extends", "import",
+            "within", "end", "if", "then", "else", "elseif", "for", "loop", "in", "when", "elsewhen", "while",
+            "annotation", "initial", "partial", "replaceable", "redeclare", "final", "inner", "outer", "and",
+            "or", "not", "true", "false", "Real", "Integer", "Boolean", "String")
+
+
+def library_roots(roots=None) -> tuple[Path, ...]:
+    """Folders of top-level packages a model may use: the asset library's models, the bundled one."""
+    out: list[Path] = []
+    if roots is not None:
+        out.append(Path(roots.lunco_root) / "models")
+    out.append(BUNDLED_LIBRARY)
+    seen: list[Path] = []
+    for p in out:
+        p = p.resolve()
+        if p.is_dir() and p not in seen:
+            seen.append(p)
+    return tuple(seen)
+
+
+def check_modelica(text: str, file: str, roots=None) -> list[Diagnostic]:
+    """Positioned diagnostics of a Modelica source buffer (see the module doc)."""
+    from luncosim_core.modelica.compile_server import run_front_end
+    from luncosim_core.modelica.compiler import _package_root
+    from luncosim_core.modelica.source_text import guess_model_name
+
+    path = Path(file).resolve()
+    search = [str(p) for p in library_roots(roots)]
+    pkg = _package_root(path)
+    if pkg is not None and str(pkg) not in search:
+        search.insert(0, str(pkg))
+    front = run_front_end(text, guess_model_name(text, path), str(path), str(path), tuple(search),
+                          diagnostics_only=True)
+    out = []
+    for d in front.diagnostics:
+        if d.code == "modelica.not_a_model":
+            continue
+        layer = d.layer if d.layer and d.layer != "<source>" else file
+        out.append(Diagnostic(d.severity, d.code, d.message, layer=layer, line=d.line, column=d.column,
+                              source="modelica", data=d.data))
+    return out
+
+
+@dataclass(frozen=True)
+class ClassDef:
+    name: str  # qualified (Workbench.Control.FirstOrder)
+    file: Path
+    line: int
+
+
+_WITHIN = re.compile(r"^\s*within\s+([A-Za-z_][\w.]*)?\s*;", re.M)
+
+
+def _classes_in(path: Path) -> list[ClassDef]:
+    try:
+        text = blank_comments(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return []
+    within = _WITHIN.search(text)
+    prefix = (within.group(1) + ".") if within and within.group(1) else ""
+    out = []
+    first = True
+    for m in CLASS_RE.finditer(text):
+        line = text.count("\n", 0, m.start(1)) + 1
+        name = m.group(1)
+        # the file's first class sits under ``within``; later ones are nested (approximately) in it
+        qual = prefix + name if first else f"{prefix}{out[0].name.rsplit('.', 1)[-1]}.{name}"
+        out.append(ClassDef(qual, path, line))
+        first = False
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _index(roots: tuple[Path, ...], stamp: tuple) -> tuple[ClassDef, ...]:
+    out: list[ClassDef] = []
+    for root in roots:
+        for path in sorted(root.rglob("*.mo")):
+            out.extend(_classes_in(path))
+    return tuple(out)
+
+
+def class_index(roots: tuple[Path, ...]) -> tuple[ClassDef, ...]:
+    """Every class defined under the library ``roots`` (cached while no file changes)."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for r in roots for p in sorted(Path(r).rglob("*.mo")))
+    return _index(tuple(roots), stamp)
+
+
+def find_class(name: str, roots: tuple[Path, ...], extra: tuple[Path, ...] = ()) -> ClassDef | None:
+    """The definition of ``name`` (qualified, or a unique last component) in ``roots`` or ``extra`` files."""
+    defs = list(class_index(roots))
+    for p in extra:
+        defs.extend(_classes_in(p))
+    exact = [d for d in defs if d.name == name]
+    if exact:
+        return exact[0]
+    tail = [d for d in defs if d.name.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]]
+    return tail[0] if tail else None
+
+
+_PREFIXES = r"(?:(?:parameter|constant|input|output|flow|stream|discrete|final|inner|outer|replaceable|redeclare)\s+)*"
+_DECL = re.compile(rf"^\s*{_PREFIXES}([A-Za-z_][\w.]*)\s+([A-Za-z_]\w*)(?=[\s(;=\[\"])", re.M)
+_NOT_TYPES = {"equation", "algorithm", "end", "model", "block", "class", "package", "connector", "record",
+              "function", "extends", "import", "within", "protected", "public", "annotation", "partial", "if",
+              "for", "when", "while", "initial"}
+
+
+def declarations(text: str) -> dict[str, str]:
+    """Component name -> declared type name, for every declaration in ``text`` (comments ignored)."""
+    out: dict[str, str] = {}
+    for m in _DECL.finditer(blank_comments(text)):
+        if m.group(1) not in _NOT_TYPES and m.group(2) not in _NOT_TYPES:
+            out.setdefault(m.group(2), m.group(1))
+    return out
+
+
+def members(prefix: str, text: str, roots: tuple[Path, ...], here: Path) -> list[str]:
+    """What may follow ``prefix.``: a component's fields (its class's declarations), or a
+    package's classes."""
+    head = prefix.split(".")[0]
+    type_name = declarations(text).get(head)
+    if type_name is not None:
+        for part in prefix.split(".")[1:]:  # lag.sub.  -> the class of lag's component sub
+            found = find_class(type_name, roots, (here,))
+            if found is None:
+                return []
+            type_name = declarations(_class_text(found)).get(part)
+            if type_name is None:
+                return []
+        found = find_class(type_name, roots, (here,))
+        return sorted(declarations(_class_text(found))) if found else []
+    return sorted({c.name[len(prefix) + 1:].split(".")[0] for c in class_index(roots)
+                   if c.name.startswith(prefix + ".")})
+
+
+def _class_text(found: ClassDef) -> str:
+    """The text of the class ``found`` from its header to its ``end Name;``."""
+    try:
+        lines = found.file.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return ""
+    body = "".join(lines[found.line - 1:])
+    short = found.name.rsplit(".", 1)[-1]
+    end = re.search(rf"^\s*end\s+{re.escape(short)}\s*;", body, re.M)
+    return body[:end.start()] if end else body

@@ -1,0 +1,227 @@
+"""Rhai language services for the editor and ``check``: diagnostics, the host API, definitions.
+
+Diagnostics are what the scenario runtime would say before running: our parser and compiler
+(positioned syntax errors) plus calls to functions that exist nowhere (not in the script, not in
+the host API or the standard library at that arity, not in the prelude), as warnings at the call.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from luncosim_core.api.commands import CommandResult
+from luncosim_core.api.host import Pose, SimTime
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.scripting.compile import compile_scenario
+from luncosim_core.scripting.rhai.errors import RhaiError
+from luncosim_core.scripting.rhai.parser import parse
+
+
+class SceneFreeHost:
+    """A :class:`~luncosim_core.api.host.Host` with no scene: what the checker compiles against."""
+
+    def time(self) -> SimTime:
+        return SimTime(0, 0.0, 1 / 60)
+
+    def prim_paths(self) -> tuple[str, ...]:
+        return ()
+
+    def prim_type(self, path: str) -> str:
+        return ""
+
+    def prim_param(self, path: str, key: str):
+        return None
+
+    def program_kind(self, path: str) -> str:
+        return ""
+
+    def port_names(self, path: str) -> tuple[str, ...]:
+        return ()
+
+    def has_port(self, path: str, name: str) -> bool:
+        return False
+
+    def read_port(self, path: str, name: str):
+        return None
+
+    def pose(self, path: str) -> Pose | None:
+        return None
+
+    def execute(self, command) -> CommandResult:
+        return CommandResult.error(Diagnostic("error", "no-scene", "checking only", source="rhai"))
+
+    def query(self, query) -> CommandResult:
+        return CommandResult.error(Diagnostic("error", "no-scene", "checking only", source="rhai"))
+
+    def next_sequence(self) -> int:
+        return 0
+
+    def publish(self, event) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class HostFunction:
+    name: str
+    signature: str  # e.g. "get(entity, port)"
+    kind: str  # host | prelude | builtin
+
+
+@functools.lru_cache(maxsize=4)
+def _runtime(lunco_root: str | None, twin_root: str | None):
+    from luncosim_core.scripting.runtime import ScenarioRuntime
+    from luncosim_core.twin.roots import AssetRoots
+
+    roots = AssetRoots(Path(twin_root) if twin_root else None, Path(lunco_root)) if lunco_root else None
+    return ScenarioRuntime(SceneFreeHost(), roots=roots)
+
+
+def _roots_key(roots) -> tuple[str | None, str | None]:
+    if roots is None:
+        return None, None
+    return str(roots.lunco_root), str(roots.twin_root) if roots.twin_root else None
+
+
+@functools.lru_cache(maxsize=4)
+def _host_functions(key: tuple) -> tuple[HostFunction, ...]:
+    from luncosim_core.scripting.host import commands, entities, events, geometry, ports
+    from luncosim_core.scripting.host.guard import Guard
+
+    rt = _runtime(*key)
+    out: dict[str, HostFunction] = {}
+    guard = Guard(rt)
+    for concern in (entities, ports, geometry, events, commands):
+        for name, fn in concern.functions(rt, guard).items():
+            try:
+                params = ", ".join(p.name for p in inspect.signature(fn).parameters.values())
+            except (TypeError, ValueError):
+                params = "..."
+            out[name] = HostFunction(name, f"{name}({params})", "host")
+    for (name, arity), _fns in rt.engine.rt.global_fns.items():
+        args = ", ".join(f"a{i + 1}" for i in range(arity))
+        out.setdefault(name, HostFunction(name, f"{name}({args})", "prelude"))
+    for name in rt.engine.rt.natives:
+        out.setdefault(name, HostFunction(name, f"{name}(...)", "builtin"))
+    return tuple(sorted(out.values(), key=lambda f: f.name))
+
+
+def host_functions(roots=None) -> tuple[HostFunction, ...]:
+    """Every function a scenario may call: the host API (with parameter names), the prelude's
+    helpers and the standard library."""
+    return _host_functions(_roots_key(roots))
+
+
+def _known(rt, name: str, arity: int) -> bool:
+    r = rt.engine.rt
+    if name in r.variadic or arity in r.natives.get(name, {}):
+        return True
+    return (name, arity) in r.global_fns
+
+
+def _walk(node, calls: list, names: set[str]) -> None:
+    """One pass over the tree: plain ``name(args)`` calls (no namespace), and every variable,
+    loop variable and closure parameter (a call through one may be a function pointer)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list | tuple):
+            stack.extend(n)
+            continue
+        fields = getattr(n, "__dict__", None)
+        if fields is None:
+            continue
+        k = getattr(n, "k", None)
+        if k == "call" and not fields.get("ns"):
+            calls.append(n)
+        elif k in ("let", "for") and isinstance(fields.get("name"), str):
+            names.add(fields["name"])
+        elif k == "closure":
+            names.update(fields.get("params") or [])
+        for value in fields.values():
+            if isinstance(value, list | tuple) or hasattr(value, "__dict__"):
+                stack.append(value)
+
+
+def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
+    """Positioned diagnostics of a scenario or module source (see the module doc)."""
+    rt = _runtime(*_roots_key(roots))
+    try:
+        compile_scenario(rt.engine, text, file, {"params": {}})
+        script = parse(text, file, rt.engine.limits.max_expr_depth)
+    except RhaiError as err:
+        return [err.to_diagnostic()]
+    except RecursionError:
+        return [Diagnostic("error", "rhai.syntax", "Expression exceeds maximum complexity", layer=file, line=1,
+                           column=1, source="rhai")]
+    if "policy" in Path(file).parts:  # lint policies run against the lint host, not the scenario API
+        return []
+    out = _hook_problems(script, file)
+    own = {(f.name, len(f.params)) for f in script.fns}
+    calls: list = []
+    variables: set[str] = {p for fn in script.fns for p in fn.params}
+    _walk([script.stmts, [fn.body for fn in script.fns]], calls, variables)
+    for c in sorted(calls, key=lambda c: (c.line, c.col)):
+        arity = len(c.args)
+        if (c.name, arity) in own or c.name in variables or _known(rt, c.name, arity):
+            continue
+        known_arities = sorted(k for k in rt.engine.rt.natives.get(c.name, {}))
+        known_arities += sorted(n for (name, n) in own if name == c.name)
+        why = (f"'{c.name}' takes {' or '.join(map(str, known_arities))} argument(s), not {arity}" if known_arities
+               else f"no function '{c.name}' with {arity} argument(s) (not in the script, the host API or the prelude)")
+        out.append(Diagnostic("warning", "rhai.unknown-function", why, layer=file, line=c.line, column=c.col,
+                              source="rhai"))
+    return out
+
+
+#: the hooks the scenario runtime calls, with their parameters (docs/scripting.md)
+HOOKS = {"on_start": ("me",), "on_tick": ("me",), "on_stop": ("me",), "on_event": ("me", "evt"),
+         "simulation_dependencies": ("me", "ctx")}
+
+
+def _hook_problems(script, file: str) -> list[Diagnostic]:
+    """A hook defined with the wrong number of parameters is never called: say so at its name."""
+    out = []
+    for fn in script.fns:
+        want = HOOKS.get(fn.name)
+        if want is not None and len(fn.params) != len(want) and not any(
+                g.name == fn.name and len(g.params) == len(want) for g in script.fns):
+            out.append(Diagnostic("warning", "rhai.hook-signature",
+                                  f"the runtime calls {fn.name}({', '.join(want)}); this {fn.name} takes "
+                                  f"{len(fn.params)} parameter(s), so it is never called",
+                                  layer=file, line=fn.line, column=fn.col, source="rhai"))
+    return out
+
+
+_IMPORT = re.compile(r'\bimport\s+"([^"]+)"(?:\s+as\s+(\w+))?')
+_FN = re.compile(r"^\s*(?:private\s+)?fn\s+(?:\w+\.)?(\w+)\s*\(", re.M)
+
+
+def rhai_functions(text: str) -> dict[str, int]:
+    """Function name -> 1-based line of its definition in ``text``."""
+    out: dict[str, int] = {}
+    line, pos = 1, 0
+    for m in _FN.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        out.setdefault(m.group(1), line)
+    return out
+
+
+def rhai_imports(text: str, file: Path, roots=None) -> dict[str, Path]:
+    """Import alias (or the module's stem) -> the module file it resolves to (existing files only)."""
+    bases = [file.parent]
+    if roots is not None:
+        bases += [p for p in (roots.twin_root, roots.lunco_root) if p is not None]
+    out = {}
+    for m in _IMPORT.finditer(text):
+        rel = m.group(1) if m.group(1).endswith(".rhai") else m.group(1) + ".rhai"
+        for base in bases:
+            cand = (base / rel).resolve()
+            if cand.is_file():
+                out[m.group(2) or Path(rel).stem] = cand
+                break
+    return out

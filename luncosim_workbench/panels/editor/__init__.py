@@ -1,0 +1,1 @@
+"""The Modelica and Rhai source editor panel."""

@@ -1,0 +1,82 @@
+"""Ctrl+Enter in the editor: save, and the running simulation recompiles the Modelica program."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from luncosim_workbench.testing import wait_for
+
+MODEL = "model Lag\n  input Real u;\n  output Real y(start = 0, fixed = true);\nequation\n  der(y) = u - y;\nend Lag;\n"
+SCENE = """#usda 1.0
+(
+    defaultPrim = "W"
+    upAxis = "Y"
+    metersPerUnit = 1
+)
+def Xform "W"
+{
+    def Scope "Setpoint" (
+        prepend apiSchemas = ["LunCoProgramAPI"]
+    )
+    {
+        uniform token info:implementationSource = "sourceAsset"
+        uniform asset info:sourceAsset = @twin://models/Lag.mo@
+        float inputs:u = 1.0
+        float outputs:y
+    }
+}
+"""
+
+
+def _y(window):
+    snap = window.bridge.latest
+    if snap is None or "/W/Setpoint.y" not in snap.port_keys:
+        return float("nan")
+    return float(snap.port_values[snap.port_keys.index("/W/Setpoint.y")])
+
+
+def test_ctrl_enter_hot_reloads_a_modelica_change_into_the_running_simulation(window, tmp_path, qtbot):
+    twin = tmp_path / "lagtwin"
+    (twin / "models").mkdir(parents=True)
+    (twin / "scenes").mkdir()
+    (twin / "twin.toml").write_text('name = "lag"\nversion = "0.1.0"\n\n[usd]\ndefault_scene = "scenes/lag.usda"\n')
+    (twin / "scenes" / "lag.usda").write_text(SCENE)
+    (twin / "models" / "Lag.mo").write_text(MODEL)
+    window.show()
+    assert window.open_path(twin)
+    window.set_speed("4x")
+    window.play()
+    wait_for(qtbot, lambda: _y(window) > 0.9, timeout=60000)  # y settles on u = 1
+    panel = window.panels["editor"]
+    editor = window.open_location(str(twin / "models" / "Lag.mo"), 5)
+    editor.gotoPos(editor.positionFromLine(4) + len("  der(y) = "))
+    qtbot.keyClicks(editor, "2 * ")
+    assert "der(y) = 2 * u - y;" in editor.doc.text
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert (twin / "models" / "Lag.mo").read_text() == editor.doc.text  # saved first
+    assert "recompiling" in panel.status.text()
+    wait_for(qtbot, lambda: "reloaded into the running simulation" in panel.status.text(), timeout=60000)
+    wait_for(qtbot, lambda: _y(window) > 1.3, timeout=60000)  # now heading for 2 * u
+    assert np.isfinite(_y(window))
+    # the journal holds what the user typed, a word (and its blank) an entry
+    typed = [(e.author, "".join(s.text for g in e.edit.groups for s in g)) for e in editor.doc.entries()]
+    assert typed == [("user", "2 "), ("user", "* ")]
+    window.pause()
+
+
+def test_ctrl_enter_with_a_broken_scenario_keeps_the_running_version(opened, twin_copy, qtbot):
+    panel = opened.panels["editor"]
+    opened.play()
+    wait_for(qtbot, lambda: opened.bridge.latest is not None and opened.bridge.latest.tick > 5)
+    editor = opened.open_location(str(twin_copy / "scenarios" / "yard_drill.rhai"), 9)
+    editor.gotoPos(editor.lineEndPosition(8))
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "let x = ;")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert "reloads at the simulation's next source check" in panel.status.text()
+    wait_for(qtbot, lambda: "did not compile" in panel.status.text(), timeout=30000)
+    tick = opened.bridge.latest.tick
+    wait_for(qtbot, lambda: opened.bridge.latest.tick > tick + 10)  # still running
+    assert opened.bridge.latest.status != "faulted"
+    opened.pause()

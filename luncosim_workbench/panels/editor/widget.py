@@ -1,0 +1,404 @@
+"""The source editor panel: tabs of Modelica and Rhai files with live diagnostics, completion,
+go to definition (F12), Ctrl+S save and Ctrl+Enter Save & Run.
+
+Each tab edits a :class:`~luncosim_core.text.TextDocument` (shared through ``ctx.documents``);
+diagnostics come from :func:`luncosim_core.language.check_source` on the
+:class:`~luncosim_core.text.DiagnosticsEngine`'s thread, debounced, and are drawn only when they
+describe the buffer's newest revision. Save & Run writes the file atomically; the running
+simulation's source watch then recompiles a Modelica program in the background (the old version
+keeps running until the new one commits; a compile error keeps it and is reported) or reloads a
+scenario, and the panel reports which happened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.language import check_source
+from luncosim_core.language.modelica import (
+    BUILTINS,
+    KEYWORDS,
+    class_index,
+    find_class,
+    library_roots,
+    members,
+)
+from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports
+from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
+from luncosim_workbench.context import PanelContext
+from luncosim_workbench.events import DiagnosticEvent
+from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEditor
+from luncosim_workbench.plugins import PanelWidget
+
+RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
+                "modelica.reload-kept": "did not compile: the running version continues"}
+
+
+class _Relay(QObject):
+    """Carries the checker thread's results to the UI thread (a queued signal)."""
+
+    arrived = Signal(str, int, object)
+
+
+class EditorPanel(PanelWidget):
+    def __init__(self, ctx: PanelContext, parent=None) -> None:
+        super().__init__(ctx, parent)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabCloseRequested.connect(self.close_tab)
+        self.status = QLabel("Open a .mo or .rhai file (Twin Browser, Diagnostics, F12)")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self._find_bar())
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.status)
+        self.editors: dict[Path, CodeEditor] = {}
+        self.results: dict[Path, tuple[int, list[Diagnostic]]] = {}  # newest delivered per file
+        self.theme = _palette_theme()
+        # answers "save", "discard" or "cancel" for a dirty tab being closed (tests replace it)
+        self.ask_close = self._ask_close_dialog
+        self.awaiting_reload: set[str] = set()
+        self._script_names: dict[str, tuple[str, ...]] = {}  # functions a script defines (checker thread)  # files saved with Save & Run, waiting for the simulation
+        self._relay = _Relay()
+        self._relay.arrived.connect(self._on_diagnostics)
+        self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit)
+
+    # ------------------------------------------------------------------ find and replace
+    def _find_bar(self) -> QWidget:
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.find_field = QLineEdit()
+        self.find_field.setPlaceholderText("Find (Enter: next)")
+        self.find_field.returnPressed.connect(lambda: self.find_next(self.find_field.text()))
+        self.replace_field = QLineEdit()
+        self.replace_field.setPlaceholderText("Replace with")
+        one = QPushButton("Replace")
+        one.clicked.connect(lambda: self.replace(self.find_field.text(), self.replace_field.text()))
+        every = QPushButton("Replace all")
+        every.clicked.connect(lambda: self.replace_all(self.find_field.text(), self.replace_field.text()))
+        for w in (self.find_field, self.replace_field, one, every):
+            row.addWidget(w)
+        bar.hide()
+        self.find_bar = bar
+        return bar
+
+    def show_find(self) -> None:
+        self.find_bar.show()
+        self.find_field.setFocus()
+        self.find_field.selectAll()
+
+    def find_next(self, needle: str) -> tuple[int, int] | None:
+        """Select the next occurrence of ``needle`` after the caret (wrapping); its offsets."""
+        editor = self.current()
+        if editor is None or not needle:
+            return None
+        text = editor.doc.text
+        start = editor.char_offset(max(editor.currentPos(), editor.anchor()))
+        at = text.find(needle, start)
+        if at < 0:
+            at = text.find(needle)
+        if at < 0:
+            self.status.setText(f"'{needle}' not found")
+            return None
+        editor.select_chars(at, at + len(needle))
+        return at, at + len(needle)
+
+    def replace(self, needle: str, replacement: str) -> bool:
+        """Replace the selected occurrence (else find one first); one journal entry."""
+        editor = self.current()
+        if editor is None or not needle:
+            return False
+        a = editor.char_offset(min(editor.currentPos(), editor.anchor()))
+        b = editor.char_offset(max(editor.currentPos(), editor.anchor()))
+        if editor.doc.text[a:b] != needle:
+            return self.find_next(needle) is not None and self.replace(needle, replacement)
+        editor.doc.apply([Splice(a, b, replacement)], author="user", label="replace")
+        self.find_next(needle)
+        return True
+
+    def replace_all(self, needle: str, replacement: str) -> int:
+        """Replace every occurrence in one edit (one undo brings them all back)."""
+        editor = self.current()
+        if editor is None or not needle:
+            return 0
+        text, splices, at = editor.doc.text, [], 0
+        while (at := text.find(needle, at)) >= 0:
+            splices.append(Splice(at, at + len(needle), replacement))
+            at += len(needle)
+        if splices:
+            editor.doc.apply(splices, author="user", label="replace all")
+        self.status.setText(f"{len(splices)} replaced")
+        return len(splices)
+
+    # ------------------------------------------------------------------ files
+    def _roots(self):
+        twin = self.ctx.workspace.twin
+        return twin.roots if twin is not None else None
+
+    def open_file(self, path: str | Path, line: int = 0, column: int | None = None) -> CodeEditor:
+        """Open (or raise) the tab of ``path``, at ``line`` when given."""
+        path = Path(path).resolve()
+        editor = self.editors.get(path)
+        if editor is None:
+            doc = self.ctx.documents.get(path)
+            if not isinstance(doc, TextDocument):
+                doc = TextDocument(path)
+                self.ctx.documents.add(doc)
+            editor = CodeEditor(doc, self.theme)
+            editor.command.connect(lambda action, e=editor: self._on_command(e, action))
+            doc.changed.connect(lambda *_a, e=editor: self._on_edit(e))
+            doc.saved.connect(lambda *_a, e=editor: self._update_title(e))
+            self.editors[path] = editor
+            self.tabs.addTab(editor, path.name)
+            self.tabs.setTabToolTip(self.tabs.indexOf(editor), str(path))
+            self.engine.submit(str(path), doc.text, doc.revision, now=True)
+        self.tabs.setCurrentWidget(editor)
+        if line:
+            editor.go_to(line, column)
+        return editor
+
+    def current(self) -> CodeEditor | None:
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, CodeEditor) else None
+
+    def _update_title(self, editor: CodeEditor) -> None:
+        i = self.tabs.indexOf(editor)
+        if i >= 0:
+            self.tabs.setTabText(i, editor.doc.path.name + (" *" if editor.doc.dirty else ""))
+
+    def close_tab(self, index: int) -> bool:
+        editor = self.tabs.widget(index)
+        if not isinstance(editor, CodeEditor):
+            return False
+        if editor.doc.dirty:
+            answer = self.ask_close(editor.doc.path.name)
+            if answer == "cancel" or (answer == "save" and not self.save(editor)):
+                return False
+        self.tabs.removeTab(index)
+        self.editors.pop(editor.doc.path, None)
+        self.engine.forget(str(editor.doc.path))
+        self.ctx.report_source_diagnostics(str(editor.doc.path), [])
+        self.ctx.documents.remove(editor.doc)
+        editor.deleteLater()
+        return True
+
+    def _ask_close_dialog(self, name: str) -> str:
+        box = QMessageBox(self)
+        box.setWindowTitle("Unsaved edits")
+        box.setText(f"{name} has unsaved edits. Save them before closing?")
+        box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                               | QMessageBox.StandardButton.Cancel)
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+            QMessageBox.StandardButton(answer), "cancel")
+
+    # ------------------------------------------------------------------ diagnostics
+    def _check(self, key: str, text: str) -> list[Diagnostic]:
+        """On the checker thread: diagnostics, and the script's own names for completion."""
+        if key.endswith(".rhai"):
+            self._script_names[key] = tuple(rhai_functions(text))
+        return check_source(key, text, self._roots())
+
+    def _on_edit(self, editor: CodeEditor) -> None:
+        self._update_title(editor)
+        doc = editor.doc
+        self.engine.submit(str(doc.path), doc.text, doc.revision)
+
+    def _on_diagnostics(self, key: str, revision: int, diags: list) -> None:
+        editor = self.editors.get(Path(key))
+        if editor is None or revision != editor.doc.revision:
+            return  # the buffer moved on: a newer check is coming
+        own = [d for d in diags if not d.layer or Path(d.layer).resolve() == editor.doc.path]
+        self.results[editor.doc.path] = (revision, own)
+        editor.show_diagnostics(own)
+        self.ctx.report_source_diagnostics(str(editor.doc.path), own)
+        errors = sum(d.is_error for d in own)
+        if editor is self.current():
+            self.status.setText(f"{editor.doc.path.name}: {errors} error(s), {len(own) - errors} warning(s)"
+                                if own else f"{editor.doc.path.name}: no problems")
+
+    # ------------------------------------------------------------------ commands
+    def _on_command(self, editor: CodeEditor, action: str) -> None:
+        handlers = {"save": lambda: self.save(editor), "save_run": lambda: self.save_and_run(editor),
+                    "definition": lambda: self.go_to_definition(editor),
+                    "complete": lambda: self.complete(editor, explicit=True),
+                    "complete_auto": lambda: self.complete(editor, explicit=False),
+                    "find": self.show_find}
+        handlers[action]()
+
+    def save(self, editor: CodeEditor | None = None) -> bool:
+        editor = editor or self.current()
+        if editor is None:
+            return False
+        try:
+            editor.doc.save()
+        except TextConflict as exc:
+            msg = "; ".join(d.message for d in exc.diagnostics)
+            self.status.setText(msg)
+            if not (self.isVisible() and QMessageBox.question(self, "File changed on disk", msg + "\n\nOverwrite it?")
+                    == QMessageBox.StandardButton.Yes):
+                return False
+            editor.doc.save(overwrite_external=True)
+        self._update_title(editor)
+        self.status.setText(f"Saved {editor.doc.path.name}")
+        self.ctx.log(f"saved {editor.doc.path}")
+        return True
+
+    def save_and_run(self, editor: CodeEditor | None = None) -> bool:
+        """Save, then let the running simulation pick the change up (its source watch recompiles a
+        Modelica program in the background, or reloads a scenario)."""
+        editor = editor or self.current()
+        if editor is None or not self.save(editor):
+            return False
+        errors = [d for d in self.results.get(editor.doc.path, (0, []))[1] if d.is_error]
+        if self.ctx.latest is None:
+            self.status.setText(f"Saved {editor.doc.path.name}; no simulation is running")
+            return True
+        self.awaiting_reload.add(str(editor.doc.path))
+        kept = f" ({len(errors)} error(s) shown: the running version will continue)" if errors else ""
+        if editor.doc.language == "modelica":
+            self.status.setText(f"Saved {editor.doc.path.name}; recompiling in the simulation…{kept}")
+        else:  # a scenario reloads at the next source check (its state restarts, docs/scripting.md)
+            self.status.setText(f"Saved {editor.doc.path.name}; the scenario reloads at the simulation's next "
+                                f"source check{kept}")
+        return True
+
+    def on_events(self, events: tuple) -> None:
+        for e in events:
+            if not isinstance(e, DiagnosticEvent):
+                continue
+            d = e.diagnostic
+            what = RELOAD_CODES.get(d.code)
+            if not what and d.is_error and d.layer and str(Path(d.layer).resolve()) in self.awaiting_reload:
+                what = f"did not compile: the running version continues ({d.message})"
+            if what and self.awaiting_reload:
+                self.awaiting_reload.clear()
+                self.status.setText(f"Save & Run: {what} ({d.path})")
+                self.ctx.notify(f"Save & Run: {what}")
+
+    # ------------------------------------------------------------------ completion
+    def completions(self, editor: CodeEditor) -> tuple[list[str], int]:
+        """Words to offer at the caret and how many characters of the word are typed."""
+        prefix = editor.line_prefix()
+        in_string = prefix.count('"') % 2 == 1
+        if in_string:
+            typed = prefix[prefix.rfind('"') + 1:]
+            return self._scene_words(), len(typed.encode("utf-8"))
+        typed = _typed_tail(prefix, editor.doc.language)
+        if editor.doc.language == "rhai":
+            words = [f.name for f in host_functions(self._roots())]
+            words += self._script_names.get(str(editor.doc.path), ())
+            words += RHAI_KEYWORDS.split()
+        elif "." in typed:  # a component's fields, or a package's classes
+            owner, _dot, typed = typed.rpartition(".")
+            roots = library_roots(self._roots())
+            words = members(owner, editor.doc.text, roots, editor.doc.path)
+        else:
+            roots = library_roots(self._roots())
+            words = [c.name for c in class_index(roots)] + [c.name.rsplit(".", 1)[-1] for c in class_index(roots)]
+            words += list(BUILTINS) + list(KEYWORDS)
+        return sorted(set(words)), len(typed.encode("utf-8"))
+
+    def _scene_words(self) -> list[str]:
+        """Prim paths of the open scene and the port names the simulation publishes."""
+        words: set[str] = set()
+        doc = self.ctx.documents.scene
+        if doc is not None:
+            words.update(str(p.GetPath()) for p in doc.stage.Traverse())
+            for prim in doc.stage.Traverse():
+                for attr in prim.GetAuthoredAttributes():
+                    name = attr.GetName()
+                    if name.startswith(("inputs:", "outputs:")):
+                        words.add(name.split(":", 1)[1])
+        snap = self.ctx.latest
+        if snap is not None:
+            words.update(k.rsplit(".", 1)[-1] for k in snap.port_keys)
+        return sorted(w for w in words if w and " " not in w)
+
+    def complete(self, editor: CodeEditor, *, explicit: bool = True) -> list[str]:
+        words, typed = self.completions(editor)
+        after_dot = editor.doc.language == "modelica" and editor.line_prefix().endswith(".")
+        if not explicit and typed < 2 and not after_dot:
+            return []
+        prefix = editor.line_prefix().encode("utf-8")
+        stem = prefix[len(prefix) - typed:].decode("utf-8", "replace").lower() if typed else ""
+        shown = [w for w in words if w.lower().startswith(stem)] if stem else words
+        if shown:
+            editor.autoCShow(typed, " ".join(shown))
+        return shown
+
+    # ------------------------------------------------------------------ navigation
+    def definition(self, editor: CodeEditor) -> tuple[Path, int] | None:
+        """Where the name at the caret is defined: (file, line), or None."""
+        if editor.doc.language == "rhai":
+            word, _ = editor.word_at(editor.currentPos(), ":")
+            parts = word.split("::")
+            name = parts[-1]
+            if len(parts) > 1:
+                module = rhai_imports(editor.doc.text, editor.doc.path, self._roots()).get(parts[-2])
+                if module is not None:
+                    line = rhai_functions(module.read_text(encoding="utf-8")).get(name)
+                    return (module, line or 1)
+                return None
+            own = rhai_functions(editor.doc.text)
+            if name in own:
+                return editor.doc.path, own[name]
+            for module in rhai_imports(editor.doc.text, editor.doc.path, self._roots()).values():
+                line = rhai_functions(module.read_text(encoding="utf-8")).get(name)
+                if line:
+                    return module, line
+            return None
+        word, _ = editor.word_at(editor.currentPos(), ".")
+        found = find_class(word, library_roots(self._roots()), (editor.doc.path,)) if word else None
+        if found is None and "." in word:  # a component's field: the class of the first part
+            found = find_class(word.split(".")[0], library_roots(self._roots()), (editor.doc.path,))
+        return (found.file, found.line) if found else None
+
+    def go_to_definition(self, editor: CodeEditor | None = None) -> bool:
+        editor = editor or self.current()
+        if editor is None:
+            return False
+        where = self.definition(editor)
+        if where is None:
+            self.status.setText("No definition found")
+            return False
+        self.open_file(where[0], where[1])
+        return True
+
+    # ------------------------------------------------------------------ panel protocol
+    def on_theme_changed(self) -> None:
+        self.theme = _palette_theme()
+        for editor in self.editors.values():
+            editor.apply_theme(self.theme)
+
+    def close_panel(self) -> None:
+        self.engine.close()
+
+
+def _palette_theme() -> str:
+    from PySide6.QtWidgets import QApplication
+
+    return "dark" if QApplication.palette().window().color().lightness() < 128 else "light"
+
+
+def _typed_tail(prefix: str, language: str) -> str:
+    extra = "." if language == "modelica" else ""
+    i = len(prefix)
+    while i > 0 and (prefix[i - 1].isalnum() or prefix[i - 1] == "_" or prefix[i - 1] in extra):
+        i -= 1
+    return prefix[i:]
