@@ -330,7 +330,13 @@ class SetParameter(Op):
     def inverse(self, sd: StoredDefinition) -> Op | None:
         c = _find_class(sd, self.cls)
         comp = _find_component(c, self.component)
-        return SetParameter(self.cls, self.component, self.name, _arg_text(sd.text, comp.mod, self.name))
+        old = _arg_text(sd.text, comp.mod, self.name)
+        arg = comp.mod.arg(self.name) if comp.mod is not None else None
+        if self.value is None and arg is not None:
+            return None  # removing text: only the inverse splices put it back exactly
+        if old is None and (arg is not None or (comp.mod is not None and not comp.mod.args)):
+            return None
+        return SetParameter(self.cls, self.component, self.name, old)
 
 
 @dataclass(frozen=True)

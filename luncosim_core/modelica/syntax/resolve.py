@@ -313,3 +313,29 @@ def connectors(lib: Library, cls: ClassDef) -> list[tuple[Component, Connector]]
             except ConnectError:
                 continue
     return out
+
+
+def package_root(path: Path) -> Path | None:
+    """The directory holding the outermost package that contains ``path`` (or None)."""
+    d = path.parent
+    root = None
+    while (d / "package.mo").is_file():
+        root = d.parent
+        if d.parent == d:
+            break
+        d = d.parent
+    return root
+
+
+def library_for(path: Path | None, roots: list[Path] | tuple[Path, ...] = ()) -> Library:
+    """A library for editing the file at ``path``: its package's root, ``roots``, our bundled library."""
+    from luncosim_core.modelica.compiler import BUNDLED_LIBRARY
+
+    found: list[Path] = []
+    pkg = package_root(path.resolve()) if path is not None else None
+    for r in ([pkg] if pkg else []) + [Path(r) for r in roots] + [BUNDLED_LIBRARY]:
+        if r.resolve() not in found:
+            found.append(r.resolve())
+    if path is not None and not pkg and path.parent.resolve() not in found:
+        found.insert(0, path.parent.resolve())
+    return Library(found, document=path.resolve() if path is not None else None)
