@@ -8,7 +8,7 @@ itself (``(``, ``=``, ``.+``, ...). Offsets count code points, like :mod:`luncos
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ID, NUM, STR = "ID", "NUM", "STR"
 
@@ -23,6 +23,9 @@ _TOKEN = re.compile(r"""
 """, re.X | re.S)
 
 
+_KINDS = (None, None, None, STR, ID, NUM, None)  # by group number; operators are their own kind
+
+
 class LexError(ValueError):
     """Text that is not Modelica tokens (an unterminated string or comment, a stray character)."""
 
@@ -31,8 +34,7 @@ class LexError(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     kind: str
     start: int
     end: int
@@ -42,19 +44,14 @@ def tokenize(text: str) -> list[Token]:
     """Every token of ``text``; a :class:`LexError` at the first character that is none."""
     out: list[Token] = []
     append = out.append
+    make = Token._make
     for m in _TOKEN.finditer(text):
-        group = m.lastgroup
-        if group == "ws" or group == "comment":
+        group = m.lastindex
+        if group <= 2:  # blanks, comments
             continue
         s, e = m.span()
-        if group == "id":
-            append(Token(ID, s, e))
-        elif group == "op":
-            append(Token(m.group(), s, e))
-        elif group == "num":
-            append(Token(NUM, s, e))
-        elif group == "str":
-            append(Token(STR, s, e))
+        if group < 7:
+            append(make((_KINDS[group] or m.group(), s, e)))
         else:
             what = {"\"": "an unterminated string", "/*": "an unterminated comment"}.get(m.group(), f"the character {m.group()!r}")
             raise LexError(f"{what} is not Modelica", s)

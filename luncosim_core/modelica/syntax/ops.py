@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 
 from luncosim_core.modelica.syntax.parser import ParseError, parse, parse_value
 from luncosim_core.modelica.syntax.resolve import ConnectError, Library, check_connect
-from luncosim_core.modelica.syntax.tree import Arg, ClassDef, Component, Connect, Modification, StoredDefinition
+from luncosim_core.modelica.syntax.tree import (
+    Arg,
+    ClassDef,
+    Component,
+    Connect,
+    Modification,
+    StoredDefinition,
+)
 from luncosim_core.text.splice import Splice, apply_splices
 
 Point = tuple[float, float]

@@ -42,9 +42,6 @@ class ParseError(ValueError):
         super().__init__(f"line {self.line}, column {self.column}: {message}")
 
 
-_EOF = Token("EOF", -1, -1)
-
-
 class _Parser:
     def __init__(self, text: str) -> None:
         self.src = text
@@ -54,22 +51,20 @@ class _Parser:
             raise ParseError(str(exc), text, exc.offset) from None
         self.i = 0
         self.n = len(self.toks)
+        self.toks.extend([Token("EOF", len(text), len(text))] * 3)  # sentinels: peek needs no bounds check
         self._refs: list[tuple[int, int]] | None = None
 
     # -- token helpers --------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        j = self.i + k
-        if j < self.n:
-            return self.toks[j]
-        return Token("EOF", len(self.src), len(self.src))
+        return self.toks[self.i + k]
 
     def word(self, k: int = 0) -> str:
         """The identifier at ``k`` (empty when that token is not one)."""
-        t = self.peek(k)
+        t = self.toks[self.i + k]
         return self.src[t.start:t.end] if t.kind == ID else ""
 
     def at(self, kind: str, k: int = 0) -> bool:
-        return self.peek(k).kind == kind
+        return self.toks[self.i + k].kind == kind
 
     def take(self) -> Token:
         t = self.peek()
