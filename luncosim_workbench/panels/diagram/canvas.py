@@ -187,7 +187,11 @@ class PortItem(QGraphicsItem):
         self.setToolTip(kind)
 
     def boundingRect(self) -> QRectF:
-        return _rect(self.port.icon.coords) if self.port.name else _rect(self.node.view.icon.coords)
+        if self.port.name:
+            return _rect(self.port.icon.coords)
+        # the class's own connector: its middle starts a connection, its rim moves it
+        r = _rect(self.node.view.icon.coords)
+        return r.adjusted(r.width() / 4, r.height() / 4, -r.width() / 4, -r.height() / 4)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         if self.port.name:

@@ -148,8 +148,8 @@ class DiagramPanel(PanelWidget):
         try:
             tx = self.edits.apply(ops, label)
         except OpError as exc:
-            self.say(f"{label} refused: {exc}", at)
             self.rebuild()  # put dragged icons back
+            self.say(f"{label} refused: {exc}", at)
             return None
         self.rebuild()
         self.message.setText(f"{label} ({len(ops)} edit{'s' if len(ops) != 1 else ''}) saved to {self.edits.path.name}")
