@@ -36,7 +36,14 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.modelica.syntax.geometry import Placement
 from luncosim_core.modelica.syntax.graphics import Primitive
-from luncosim_workbench.panels.diagram.model import DiagramView, Extent, Icon, NodeView, PortView, WireView
+from luncosim_workbench.panels.diagram.model import (
+    DiagramView,
+    Extent,
+    Icon,
+    NodeView,
+    PortView,
+    WireView,
+)
 
 GRID = 2.0  # diagram units: moves snap to it
 _PATTERN = {"Solid": Qt.PenStyle.SolidLine, "Dash": Qt.PenStyle.DashLine, "Dot": Qt.PenStyle.DotLine,
@@ -193,7 +200,7 @@ class PortItem(QGraphicsItem):
         r = _rect(self.node.view.icon.coords)
         return r.adjusted(r.width() / 4, r.height() / 4, -r.width() / 4, -r.height() / 4)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
         if self.port.name:
             icon = self.port.icon
             if icon.graphics:
@@ -253,7 +260,7 @@ class NodeItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
         v = self.view
         if v.own_connector is None or v.icon.graphics:
             _paint_icon(painter, v.icon, (v.name, v.type_name.rsplit(".", 1)[-1], v.modifiers), QColor(120, 120, 120))
@@ -368,7 +375,7 @@ class _Background(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._rect
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
         paint_primitive(painter, self.prim, ("", "", {}))
 
 

@@ -17,7 +17,13 @@ from luncosim_core.modelica.syntax.geometry import Placement, placement_of
 from luncosim_core.modelica.syntax.graphics import Primitive, coordinate_extent, primitives
 from luncosim_core.modelica.syntax.ops import Op, OpError, SetPlacement, apply_op
 from luncosim_core.modelica.syntax.parser import ParseError, parse
-from luncosim_core.modelica.syntax.resolve import ConnectError, Connector, Library, connector_of, library_for
+from luncosim_core.modelica.syntax.resolve import (
+    ConnectError,
+    Connector,
+    Library,
+    connector_of,
+    library_for,
+)
 from luncosim_core.modelica.syntax.tree import ClassDef, Component, StoredDefinition
 from luncosim_core.text.splice import Splice, apply_splices
 

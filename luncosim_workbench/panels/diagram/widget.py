@@ -27,7 +27,13 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.modelica.syntax.geometry import moved, placement_of
-from luncosim_core.modelica.syntax.ops import AddConnection, Op, OpError, RemoveComponent, SetPlacement
+from luncosim_core.modelica.syntax.ops import (
+    AddConnection,
+    Op,
+    OpError,
+    RemoveComponent,
+    SetPlacement,
+)
 from luncosim_core.modelica.syntax.parser import ParseError
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.diagram.canvas import DiagramView_, NodeItem, build_scene

@@ -159,8 +159,9 @@ def test_a_lunco_model_with_icons_opens_with_its_components(panel, external_asse
 def test_live_values_label_the_running_models_connectors(opened, qtbot):
     p = opened.panels["diagram"]
     assert p.open_file(LIB / "Workbench" / "Rover" / "DriveController.mo")  # read only: no edit is made
+    qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
     opened.bridge.step(30)
-    qtbot.waitUntil(lambda: opened.bridge.latest is not None and opened.bridge.latest.tick >= 30, timeout=60000)
+    qtbot.waitUntil(lambda: opened.bridge.latest.tick >= 30, timeout=60000)
     p.on_frame(opened.bridge.latest)
     assert p._prims == ("/YardRover/Controller",) or p._prims
     assert "torque_left" in p.nodes and "torque_left" in p.nodes["torque_left"].live
