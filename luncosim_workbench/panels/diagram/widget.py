@@ -243,6 +243,9 @@ class DiagramPanel(PanelWidget):
         if not prims:
             return
         values = live_values(snapshot.port_keys, snapshot.port_values, prims)
+        live_note = f"live values of {prims[0]}" + (f" (+{len(prims) - 1} more running this file)" if len(prims) > 1 else "")
+        if live_note not in self.view.toolTip():
+            self.view.setToolTip(live_note)
         for node in self.nodes.values():
             live = {k: v for k, v in values.items() if k == node.view.name}
             if live != node.live:
