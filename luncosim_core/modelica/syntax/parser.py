@@ -341,7 +341,7 @@ class _Parser:
             self.skip_balanced(frozenset({"]"}))
             self.expect("]")
         if self.at("("):
-            self.modification()
+            cls.short_mod = self.modification()
         cls.description = self.description()
         self.maybe_annotation(cls)
 

@@ -153,6 +153,7 @@ class ClassDef:
     short: bool = False  # 'connector X = input Real(...)'
     short_base: str = ""  # the base type of a short class
     short_prefixes: tuple[str, ...] = ()  # input/output/flow of a short class
+    short_mod: Modification | None = None  # the modification of a short class: Real(unit = "V")
     body_start: int = -1  # after the header (name, description)
     end_keyword: int = -1  # offset of 'end' of 'end Name;'
     components: list[Component] = field(default_factory=list)

@@ -386,6 +386,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
     moved = Signal(dict)  # {component: (dx, dy)} in diagram units, snapped to the grid
     connect_requested = Signal(str, str, QPointF)  # a, b, where the mouse was released (view coordinates)
     key_command = Signal(str)  # undo, redo, delete, rotate, flip_h, flip_v, fit
+    parameters_requested = Signal(str)  # a component was double-clicked
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
@@ -457,6 +458,14 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             return
         super().mousePressEvent(event)
         self._press = {i.view.name: i.pos() for i in self.scene().selectedItems() if isinstance(i, NodeItem)}
+
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        for item in self.items(event.position().toPoint()):
+            node = item if isinstance(item, NodeItem) else (item.node if isinstance(item, PortItem) else None)
+            if node is not None and node.view.own_connector is None:
+                self.parameters_requested.emit(node.view.name)
+                return
+        super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if self._pan is not None:

@@ -32,12 +32,15 @@ from luncosim_core.modelica.syntax.ops import (
     Op,
     OpError,
     RemoveComponent,
+    SetParameter,
     SetPlacement,
 )
+from luncosim_core.modelica.syntax.parameters import parameters_of
 from luncosim_core.modelica.syntax.parser import ParseError
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.diagram.canvas import DiagramView_, NodeItem, build_scene
 from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, live_values
+from luncosim_workbench.panels.diagram.params import ParametersDialog
 from luncosim_workbench.plugins import PanelWidget
 
 
@@ -58,6 +61,8 @@ class DiagramPanel(PanelWidget):
         self.view.moved.connect(self._moved)
         self.view.connect_requested.connect(self._connect)
         self.view.key_command.connect(self.command)
+        self.view.parameters_requested.connect(self.edit_parameters)
+        self.dialog: ParametersDialog | None = None
         self._prims: tuple[str, ...] = ()
         self._prims_key: tuple = ()
         bar = QHBoxLayout()
@@ -197,6 +202,33 @@ class DiagramPanel(PanelWidget):
             elif name == "flip_v":
                 ops.append(SetPlacement(self.cls, c.name, flip_v=not (p and p.flip_v)))
         self.apply(ops, {"rotate": "Rotate", "flip_h": "Flip horizontally", "flip_v": "Flip vertically"}[name])
+
+    def edit_parameters(self, name: str) -> ParametersDialog | None:
+        """Open the Parameters dialog of component ``name`` (non-blocking; OK applies, as one
+        transaction, the modifiers that changed)."""
+        cls = self.edits.sd.find(self.cls) if self.edits else None
+        comp = cls.component(name) if cls is not None else None
+        if comp is None:
+            return None
+        comp_cls = self.edits.lib.resolve(comp.type_name, cls)
+        if comp_cls is None:
+            self.say(f"cannot find class {comp.type_name} of {name}: no parameters to show")
+            return None
+        params = parameters_of(self.edits.lib, comp_cls)
+        current = self.nodes[name].view.modifiers if name in self.nodes else {}
+
+        def apply(changes: dict[str, str | None]) -> str | None:
+            ops = [SetParameter(self.cls, name, k, v) for k, v in changes.items()]
+            try:
+                self.edits.apply(ops, f"Parameters of {name}")
+            except OpError as exc:
+                return str(exc)
+            self.rebuild()
+            return None
+
+        self.dialog = ParametersDialog(name, comp.type_name, params, current, apply, self)
+        self.dialog.open()
+        return self.dialog
 
     def undo(self) -> None:
         if self.edits is not None and (tx := self.edits.undo()) is not None:

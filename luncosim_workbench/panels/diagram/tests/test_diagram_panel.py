@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit
 
 from luncosim_core.modelica.syntax.ops import AddConnection, RemoveComponent, SetPlacement
 from luncosim_core.twin.roots import repository_root
@@ -166,3 +166,58 @@ def test_live_values_label_the_running_models_connectors(opened, qtbot):
     assert p._prims == ("/YardRover/Controller",) or p._prims
     assert "torque_left" in p.nodes and "torque_left" in p.nodes["torque_left"].live
     assert "torque_left = " in p.nodes["torque_left"].label.text()
+
+
+def _type_modifier(qtbot, dialog, name: str, text: str) -> None:
+    from luncosim_workbench.panels.diagram.params import MODIFIER
+
+    table = dialog.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == name)
+    table.setCurrentCell(row, MODIFIER)
+    table.editItem(table.item(row, MODIFIER))  # what a double-click or F2 on the cell does
+    editor = [e for e in table.findChildren(QLineEdit) if e.isVisible()][-1]
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Tab)  # commits the cell
+
+
+def _ok(qtbot, dialog) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    box = dialog.findChild(QDialogButtonBox)
+    qtbot.mouseClick(box.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+
+def test_parameters_dialog_shows_inherited_parameters_and_refuses_bad_values(panel, qtbot, rc_file):
+    path = rc_file.parent / "Pack.mo"
+    path.write_text('within Workbench.Electrical;\nmodel Pack "a battery"\n  // the pack\n'
+                    '  Workbench.Power.Battery bat annotation(Placement(transformation(extent = {{-10, -10}, {10, 10}})));\n'
+                    'end Pack;\n')
+    original = path.read_text()
+    assert panel.open_file(path)
+    pos = at_node(panel, "bat")
+    _send(panel.view, QEvent.Type.MouseButtonPress, pos, Qt.MouseButton.LeftButton)
+    _send(panel.view, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
+    ev = QMouseEvent(QEvent.Type.MouseButtonDblClick, QPointF(pos), QPointF(panel.view.viewport().mapToGlobal(pos)),
+                     Qt.MouseButton.LeftButton, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(panel.view.viewport(), ev)
+    dialog = panel.dialog
+    assert dialog is not None and dialog.isVisible()
+    rows = {dialog.table.item(r, 0).text(): [dialog.table.item(r, c).text() for c in range(6)]
+            for r in range(dialog.table.rowCount())}
+    assert rows["soc_initial"][2] == "1 [0..1]" and rows["soc_initial"][3] == "0.9"
+    assert rows["r_internal"][2] == "Ohm" and rows["r_internal"][5] == "Series resistance"
+    _type_modifier(qtbot, dialog, "soc_initial", "1.5")
+    _ok(qtbot, dialog)
+    assert dialog.isVisible() and "soc_initial = 1.5 is above its maximum 1" in dialog.problem.text()
+    _type_modifier(qtbot, dialog, "soc_initial", "0.5 *")
+    _ok(qtbot, dialog)
+    assert "is not a Modelica expression" in dialog.problem.text() and path.read_text() == original
+    _type_modifier(qtbot, dialog, "soc_initial", "0.5")
+    _type_modifier(qtbot, dialog, "r_internal", "0.1")
+    _ok(qtbot, dialog)
+    assert not dialog.isVisible()
+    assert [tx.label for tx in panel.edits.done] == ["Parameters of bat"]
+    assert changed_lines(original, path.read_text()) == [
+        "  Workbench.Power.Battery bat(soc_initial = 0.5, r_internal = 0.1) annotation(Placement("
+        "transformation(extent = {{-10, -10}, {10, 10}})));"]
