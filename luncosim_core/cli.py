@@ -261,6 +261,7 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     add_scripting_verbs(sub)  # rhai
     add_batch_verb(sub)
     from luncosim_core.mission.cli import add_mission_verb
+    from luncosim_core.modelica.syntax.cli import add_modelica_verbs
 
     add_mission_verb(sub)  # mission run
     from luncosim_core.server.serve import add_serve_verb
@@ -269,6 +270,7 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
     from luncosim_core.language.cli_verbs import add_check_verb
 
     add_check_verb(sub)  # check FILE...
+    add_modelica_verbs(sub)  # modelica apply
     added: list[AddVerbs] = []
     for add in (*plugin_verbs(), *extra_verbs):
         if add not in added:

@@ -5,6 +5,8 @@ this file to vulture; add a name here only with the reason it is used."""
 # ruff: noqa: F821, B018
 # Qt calls these overrides of its item models, views and widgets
 mimeTypes, supportedDropActions, filterAcceptsRow, dragEnterEvent, dragMoveEvent, headerData  # noqa
+# Qt calls these overrides of QGraphicsItem and QGraphicsView (the diagram canvas)
+paint, hoverEnterEvent, hoverLeaveEvent, wheelEvent  # noqa
 # the simulation worker dispatches control messages to _on_<kind> handlers by name
 _on_play, _on_pause, _on_step, _on_speed, _on_reset, _on_replace, _on_command, _on_query, _on_call  # noqa
 # the Rhai engine calls its on_debug hook; a module-level __getattr__ loads the viewport lazily

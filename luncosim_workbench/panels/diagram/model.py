@@ -1,0 +1,265 @@
+"""The diagram's Qt-free side: a Modelica class projected into nodes, ports and wires, the edit
+transactions the canvas makes on the file, and live values from a snapshot.
+
+Edits are the pure ops of :mod:`luncosim_core.modelica.syntax.ops`; a gesture is one
+:class:`Transaction` (dragging five icons is five SetPlacement ops, one undo step). Until the
+editors' text document joins the workbench, :class:`DiagramEdits` keeps the file's text, writes
+it atomically after every transaction and holds undo/redo as the transactions' inverse splices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from luncosim_core.fsutil import atomic_write_text
+from luncosim_core.modelica.syntax.geometry import Placement, placement_of
+from luncosim_core.modelica.syntax.graphics import Primitive, coordinate_extent, primitives
+from luncosim_core.modelica.syntax.ops import Op, OpError, SetPlacement, apply_op
+from luncosim_core.modelica.syntax.parser import ParseError, parse
+from luncosim_core.modelica.syntax.resolve import (
+    ConnectError,
+    Connector,
+    Library,
+    connector_of,
+    library_for,
+)
+from luncosim_core.modelica.syntax.tree import ClassDef, Component, StoredDefinition
+from luncosim_core.text.splice import Splice, apply_splices
+
+Extent = tuple[tuple[float, float], tuple[float, float]]
+DEFAULT_COORDS: Extent = ((-100.0, -100.0), (100.0, 100.0))
+
+
+@dataclass
+class Icon:
+    """A class's icon: its primitives (bases' first) in its coordinate system."""
+
+    graphics: list[Primitive] = field(default_factory=list)
+    coords: Extent = DEFAULT_COORDS
+    class_name: str = ""
+    found: bool = True
+
+
+@dataclass
+class PortView:
+    name: str  # the connector's name inside its component ("" for the class's own connector node)
+    placement: Placement  # in the owning icon's coordinates
+    icon: Icon
+    connector: Connector | None = None
+
+
+@dataclass
+class NodeView:
+    name: str
+    type_name: str
+    placement: Placement  # in the diagram's coordinates
+    icon: Icon
+    ports: list[PortView] = field(default_factory=list)
+    modifiers: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+    own_connector: Connector | None = None  # set for a connector of the class itself
+
+
+@dataclass
+class WireView:
+    a: str
+    b: str
+    points: tuple[tuple[float, float], ...] = ()
+
+
+@dataclass
+class DiagramView:
+    cls: str
+    nodes: list[NodeView] = field(default_factory=list)
+    wires: list[WireView] = field(default_factory=list)
+    background: list[Primitive] = field(default_factory=list)  # the class's Diagram graphics
+    coords: Extent = DEFAULT_COORDS
+    unplaced: list[str] = field(default_factory=list)  # components with no Placement (not drawn)
+
+
+def icon_of(lib: Library, cls: ClassDef | None, depth: int = 0) -> Icon:
+    """The Icon graphics of ``cls`` merged over its ``extends`` (base classes drawn first)."""
+    if cls is None:
+        return Icon(found=False)
+    graphics: list[Primitive] = []
+    coords = DEFAULT_COORDS
+    for base in reversed(lib.bases(cls)):
+        home = lib.home(base)
+        text = home.sd.text if home else ""
+        graphics.extend(primitives(text, base.graphics("Icon")))
+        if base.annotation is not None and base.annotation.arg("Icon") is not None:
+            coords = coordinate_extent(text, base.annotation.arg("Icon"))
+    return Icon(graphics, coords, cls.name)
+
+
+def _modifiers(text: str, comp: Component) -> dict[str, str]:
+    if comp.mod is None:
+        return {}
+    return {a.name: text[a.value.start:a.value.end] for a in comp.mod.args if a.name and a.value is not None}
+
+
+def _ports(lib: Library, comp_cls: ClassDef) -> list[PortView]:
+    out = []
+    for base in lib.bases(comp_cls):
+        for pc in base.components:
+            pl = placement_of(pc, icon=True)
+            if pl is None:
+                continue
+            try:
+                conn = connector_of(lib, base, pc.name)
+            except ConnectError:
+                continue
+            out.append(PortView(pc.name, pl, icon_of(lib, lib.resolve(pc.type_name, base)), conn))
+    return out
+
+
+def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
+    """The diagram of ``cls``: a node per placed component (its icon and ports), the class's own
+    connectors as nodes, a wire per connect."""
+    view = DiagramView(cls.qualified)
+    if cls.annotation is not None and cls.annotation.arg("Diagram") is not None:
+        view.background = primitives(sd.text, cls.graphics("Diagram"))
+        view.coords = coordinate_extent(sd.text, cls.annotation.arg("Diagram"))
+    for comp in cls.components:
+        pl = placement_of(comp)
+        if pl is None:
+            view.unplaced.append(comp.name)
+            continue
+        comp_cls = lib.resolve(comp.type_name, cls) if comp.type_name not in ("Real", "Integer", "Boolean") else None
+        node = NodeView(comp.name, comp.type_name, pl, icon_of(lib, comp_cls), modifiers=_modifiers(sd.text, comp),
+                        description=comp.description or "")
+        try:
+            node.own_connector = connector_of(lib, cls, comp.name)
+        except ConnectError:
+            node.own_connector = None
+        if node.own_connector is not None:
+            node.ports = [PortView("", Placement(((-100.0, -100.0), (100.0, 100.0))), Icon(found=False), node.own_connector)]
+        elif comp_cls is not None:
+            node.ports = _ports(lib, comp_cls)
+        view.nodes.append(node)
+    for k in cls.connects:
+        pts = ()
+        line = k.line
+        if line is not None and line.mod is not None:
+            from luncosim_core.modelica.syntax.ops import points_of
+
+            arg = line.mod.arg("points")
+            pts = tuple(points_of(arg.value) or ()) if arg is not None else ()
+        view.wires.append(WireView(k.a, k.b, pts))
+    return view
+
+
+@dataclass(frozen=True)
+class Transaction:
+    """One user gesture: its ops, and the splices undoing each (newest last)."""
+
+    label: str
+    ops: tuple[Op, ...]
+    undo: tuple[tuple[Splice, ...], ...]
+    author: str = "user"
+
+
+class DiagramEdits:
+    """The open file's text and parse, its edit transactions and undo/redo (see the module doc)."""
+
+    def __init__(self, path: Path, roots: tuple[Path, ...] = ()) -> None:
+        self.path = Path(path)
+        self.text = self.path.read_text(encoding="utf-8")
+        self.lib = library_for(self.path, roots)
+        self.sd = self._parse(self.text)
+        self.done: list[Transaction] = []  # the journal: what the user did, oldest first
+        self.undone: list[Transaction] = []
+
+    def _parse(self, text: str) -> StoredDefinition:
+        sd = parse(text)
+        self.lib.add(sd, self.path)
+        return sd
+
+    def classes(self) -> list[str]:
+        """Classes that can hold a diagram (models, blocks, ...), qualified within the file."""
+        return [c.qualified for c in self.sd.all_classes()
+                if not c.short and c.kind not in ("package", "function", "type", "record", "connector")]
+
+    def view(self, cls: str | None) -> DiagramView:
+        found = self.sd.find(cls)
+        if found is None:
+            raise OpError(f"no class {cls!r} in {self.path.name}")
+        return project(self.sd, found, self.lib)
+
+    def apply(self, ops: list[Op] | tuple[Op, ...], label: str, author: str = "user") -> Transaction:
+        """Apply ``ops`` as one transaction (all or nothing), write the file, record it."""
+        text, sd, undo = self.text, self.sd, []
+        if _independent(ops):  # one icon each: every op's span is disjoint, splice them at once
+            splices: list[Splice] = []
+            for op in ops:
+                splices.extend(apply_op(text, op, sd, self.lib).splices)
+            text, inverse = apply_splices(text, splices)
+            undo.append(inverse)
+            sd = self._parse(text)
+        else:
+            for op in ops:
+                edit = apply_op(text, op, sd, self.lib)
+                text = edit.text
+                undo.append(edit.inverse)
+                try:
+                    sd = self._parse(text)
+                except ParseError as exc:  # an op must never break the file
+                    raise OpError(f"{op.describe()} would leave text that does not parse: {exc}") from None
+        tx = Transaction(label, tuple(ops), tuple(undo), author)
+        self._commit(text, sd)
+        self.done.append(tx)
+        self.undone.clear()
+        return tx
+
+    def _commit(self, text: str, sd: StoredDefinition) -> None:
+        self.text, self.sd = text, sd
+        atomic_write_text(self.path, text)
+
+    def undo(self) -> Transaction | None:
+        if not self.done:
+            return None
+        tx = self.done.pop()
+        text = self.text
+        for inverse in reversed(tx.undo):
+            text, _ = apply_splices(text, inverse)
+        self._commit(text, self._parse(text))
+        self.undone.append(tx)
+        return tx
+
+    def redo(self) -> Transaction | None:
+        if not self.undone:
+            return None
+        tx = self.undone.pop()
+        undone = self.undone
+        self.apply(tx.ops, tx.label, tx.author)
+        self.undone = undone
+        return tx
+
+    def reload(self) -> None:
+        """Re-read the file (changed outside): the journal no longer applies and is cleared."""
+        self.text = self.path.read_text(encoding="utf-8")
+        self.sd = self._parse(self.text)
+        self.done.clear()
+        self.undone.clear()
+
+
+def _independent(ops: list[Op] | tuple[Op, ...]) -> bool:
+    names = [op.component for op in ops if isinstance(op, SetPlacement)]
+    return len(ops) > 1 and len(names) == len(ops) and len(set(names)) == len(names)
+
+
+def live_values(port_keys: tuple[str, ...], values: object, prims: tuple[str, ...]) -> dict[str, float]:
+    """Values of the class's variables from a snapshot: ``/Prim.outputs:x`` (or ``.x``) of each prim
+    running this file, by variable name (the first prim wins; NaN = pending is left out)."""
+    out: dict[str, float] = {}
+    for prim in prims:
+        prefix = prim + "."
+        for i, key in enumerate(port_keys):
+            if not key.startswith(prefix):
+                continue
+            name = key[len(prefix):].split(":", 1)[-1]
+            v = float(values[i])  # type: ignore[index]
+            if v == v and name not in out:
+                out[name] = v
+    return out

@@ -1,0 +1,289 @@
+"""The Modelica Diagram panel: one class of a .mo file as icons, connectors and wires.
+
+Every gesture is one transaction of the pure ops of :mod:`luncosim_core.modelica.syntax.ops`
+(dragging five selected icons: five SetPlacement ops, one undo step); the file is written after
+each, only the spans the ops touch change, and the diagram is re-projected from the new text
+keeping the selection and the view. A refused connect says why at the cursor. While a simulation
+runs a prim whose ``info:sourceAsset`` is this file, its port values label the class's own
+connectors and fill the icons' tooltips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGraphicsScene,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_core.modelica.syntax.geometry import moved, placement_of
+from luncosim_core.modelica.syntax.ops import (
+    AddConnection,
+    Op,
+    OpError,
+    RemoveComponent,
+    SetParameter,
+    SetPlacement,
+)
+from luncosim_core.modelica.syntax.parameters import parameters_of
+from luncosim_core.modelica.syntax.parser import ParseError
+from luncosim_workbench.context import PanelContext
+from luncosim_workbench.panels.diagram.canvas import DiagramView_, NodeItem, build_scene
+from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, live_values
+from luncosim_workbench.panels.diagram.params import ParametersDialog
+from luncosim_workbench.plugins import PanelWidget
+
+
+class DiagramPanel(PanelWidget):
+    def __init__(self, ctx: PanelContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.edits: DiagramEdits | None = None
+        self.cls: str | None = None
+        self.nodes: dict[str, NodeItem] = {}
+        self.message = QLabel("Open a Modelica file (.mo) to see its diagram.")
+        self.message.setWordWrap(True)
+        self.message.setObjectName("diagramMessage")
+        self.classes = QComboBox()
+        self.classes.setToolTip("The class of the file shown")
+        self.classes.currentTextChanged.connect(self._class_chosen)
+        self.scene = QGraphicsScene(self)
+        self.view = DiagramView_(self.scene, self)
+        self.view.moved.connect(self._moved)
+        self.view.connect_requested.connect(self._connect)
+        self.view.key_command.connect(self.command)
+        self.view.parameters_requested.connect(self.edit_parameters)
+        self.dialog: ParametersDialog | None = None
+        self._prims: tuple[str, ...] = ()
+        self._prims_key: tuple = ()
+        bar = QHBoxLayout()
+        bar.addWidget(self.classes, 1)
+        for text, tip, fn in (("Open…", "Open a Modelica file", self.choose_file),
+                              ("Undo", "Undo the last diagram edit (Ctrl+Z in the canvas)", self.undo),
+                              ("Redo", "Redo (Ctrl+Shift+Z in the canvas)", self.redo),
+                              ("Fit", "Fit the diagram in the view (F)", self.fit)):
+            b = QToolButton()
+            b.setText(text)
+            b.setToolTip(tip)
+            b.clicked.connect(fn)
+            bar.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addLayout(bar)
+        lay.addWidget(self.view, 1)
+        lay.addWidget(self.message)
+
+    # -- opening -----------------------------------------------------------------------------------
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open Modelica file", "", "Modelica (*.mo)")
+        if path:
+            self.open_file(Path(path))
+
+    def open_file(self, path: Path | str, cls: str | None = None) -> bool:
+        """Show ``cls`` of the file (default: its first model); False (and a message) if it cannot."""
+        try:
+            self.edits = DiagramEdits(Path(path))
+        except (OSError, UnicodeDecodeError, ParseError) as exc:
+            self.say(f"Cannot open {Path(path).name}: {exc}")
+            return False
+        names = self.edits.classes()
+        found = self.edits.sd.find(cls)
+        if found is None or found.qualified not in names:  # a package: its first class with connections
+            wired = [n for n in names if self.edits.sd.find(n).connects]
+            self.cls = (wired or names or [None])[0]
+        else:
+            self.cls = found.qualified
+        self.classes.blockSignals(True)
+        self.classes.clear()
+        self.classes.addItems(names)
+        if self.cls:
+            self.classes.setCurrentText(self.cls)
+        self.classes.blockSignals(False)
+        self.rebuild()
+        self.fit()
+        return True
+
+    def _class_chosen(self, name: str) -> None:
+        if self.edits is not None and name and name != self.cls:
+            self.cls = name
+            self.rebuild()
+            self.fit()
+
+    def rebuild(self) -> None:
+        """Re-project the diagram from the text, keeping the selection and the view."""
+        if self.edits is None or self.cls is None:
+            return
+        selected = self.selected()
+        view = self.edits.view(self.cls)
+        self.nodes = build_scene(self.scene, view)
+        for name in selected:
+            if name in self.nodes:
+                self.nodes[name].setSelected(True)
+        rect = self.scene.itemsBoundingRect()
+        self.scene.setSceneRect(rect.adjusted(-200, -200, 200, 200))
+        if view.unplaced:
+            self.message.setText(f"{self.cls}: {len(view.nodes)} placed, {len(view.wires)} connections; "
+                                 f"not drawn (no Placement): {', '.join(view.unplaced[:8])}"
+                                 + ("…" if len(view.unplaced) > 8 else ""))
+        else:
+            self.message.setText(f"{self.cls}: {len(view.nodes)} components, {len(view.wires)} connections")
+
+    def fit(self) -> None:
+        rect = self.scene.itemsBoundingRect()
+        if not rect.isEmpty():
+            self.view.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def selected(self) -> list[str]:
+        return sorted(i.view.name for i in self.scene.selectedItems() if isinstance(i, NodeItem))
+
+    # -- edits ---------------------------------------------------------------------------------------
+    def say(self, text: str, at: QPointF | None = None) -> None:
+        self.message.setText(text)
+        if at is not None:
+            QToolTip.showText(self.view.mapToGlobal(QPoint(int(at.x()), int(at.y()))), text, self.view)
+        self.ctx.notify(text)
+
+    def apply(self, ops: list[Op], label: str, at: QPointF | None = None) -> Transaction | None:
+        """One gesture's ops as one transaction; a refusal changes nothing and says why."""
+        if self.edits is None or not ops:
+            return None
+        try:
+            tx = self.edits.apply(ops, label)
+        except OpError as exc:
+            self.rebuild()  # put dragged icons back
+            self.say(f"{label} refused: {exc}", at)
+            return None
+        self.rebuild()
+        self.message.setText(f"{label} ({len(ops)} edit{'s' if len(ops) != 1 else ''}) saved to {self.edits.path.name}")
+        return tx
+
+    def _moved(self, deltas: dict) -> None:
+        cls = self.edits.sd.find(self.cls) if self.edits else None
+        if cls is None:
+            return
+        ops = [moved(self.cls, cls.component(name), dx, dy) for name, (dx, dy) in sorted(deltas.items())
+               if cls.component(name) is not None]
+        self.apply(ops, "Move" if len(ops) == 1 else f"Move {len(ops)} components")
+
+    def _connect(self, a: str, b: str, at: QPointF) -> None:
+        self.apply([AddConnection(self.cls, a, b)], "Connect", at)
+
+    def _placed(self) -> list:
+        cls = self.edits.sd.find(self.cls) if self.edits else None
+        return [cls.component(n) for n in self.selected()] if cls is not None else []
+
+    def command(self, name: str) -> None:
+        """A canvas key: undo, redo, delete, rotate (R), flip_h (H), flip_v (V), fit (F)."""
+        if name in ("undo", "redo", "fit"):
+            getattr(self, name)()
+            return
+        comps = [c for c in self._placed() if c is not None]
+        if not comps:
+            return
+        if name == "delete":
+            self.apply([RemoveComponent(self.cls, c.name) for c in comps], "Delete")
+            return
+        ops = []
+        for c in comps:
+            p = placement_of(c)
+            if name == "rotate":
+                ops.append(SetPlacement(self.cls, c.name, rotation=((p.rotation if p else 0) + 90) % 360))
+            elif name == "flip_h":
+                ops.append(SetPlacement(self.cls, c.name, flip_h=not (p and p.flip_h)))
+            elif name == "flip_v":
+                ops.append(SetPlacement(self.cls, c.name, flip_v=not (p and p.flip_v)))
+        self.apply(ops, {"rotate": "Rotate", "flip_h": "Flip horizontally", "flip_v": "Flip vertically"}[name])
+
+    def edit_parameters(self, name: str) -> ParametersDialog | None:
+        """Open the Parameters dialog of component ``name`` (non-blocking; OK applies, as one
+        transaction, the modifiers that changed)."""
+        cls = self.edits.sd.find(self.cls) if self.edits else None
+        comp = cls.component(name) if cls is not None else None
+        if comp is None:
+            return None
+        comp_cls = self.edits.lib.resolve(comp.type_name, cls)
+        if comp_cls is None:
+            self.say(f"cannot find class {comp.type_name} of {name}: no parameters to show")
+            return None
+        params = parameters_of(self.edits.lib, comp_cls)
+        current = self.nodes[name].view.modifiers if name in self.nodes else {}
+
+        def apply(changes: dict[str, str | None]) -> str | None:
+            ops = [SetParameter(self.cls, name, k, v) for k, v in changes.items()]
+            try:
+                self.edits.apply(ops, f"Parameters of {name}")
+            except OpError as exc:
+                return str(exc)
+            self.rebuild()
+            return None
+
+        self.dialog = ParametersDialog(name, comp.type_name, params, current, apply, self)
+        self.dialog.open()
+        return self.dialog
+
+    def undo(self) -> None:
+        if self.edits is not None and (tx := self.edits.undo()) is not None:
+            self.rebuild()
+            self.message.setText(f"Undone: {tx.label}")
+
+    def redo(self) -> None:
+        if self.edits is None:
+            return
+        try:
+            tx = self.edits.redo()
+        except OpError as exc:
+            self.say(f"Redo refused: {exc}")
+            return
+        if tx is not None:
+            self.rebuild()
+            self.message.setText(f"Redone: {tx.label}")
+
+    # -- live values -----------------------------------------------------------------------------------
+    def _running_prims(self, snapshot: WorkbenchSnapshot) -> tuple[str, ...]:
+        doc = self.ctx.documents.scene
+        key = (id(doc), snapshot.generation, self.edits.path if self.edits else None)
+        if key == self._prims_key:
+            return self._prims
+        self._prims_key = key
+        self._prims = ()
+        if doc is None or self.edits is None:
+            return ()
+        mine = self.edits.path.resolve()
+        found = []
+        for prim in doc.stage.Traverse():
+            attr = prim.GetAttribute("info:sourceAsset")
+            value = attr.Get() if attr and attr.HasAuthoredValue() else None
+            resolved = getattr(value, "resolvedPath", "") if value is not None else ""
+            if resolved and Path(resolved).resolve() == mine:
+                found.append(str(prim.GetPath()))
+        self._prims = tuple(found)
+        return self._prims
+
+    def on_frame(self, snapshot: WorkbenchSnapshot) -> None:
+        if self.edits is None or not self.nodes:
+            return
+        prims = self._running_prims(snapshot)
+        if not prims:
+            return
+        values = live_values(snapshot.port_keys, snapshot.port_values, prims)
+        live_note = f"live values of {prims[0]}" + (f" (+{len(prims) - 1} more running this file)" if len(prims) > 1 else "")
+        if live_note not in self.view.toolTip():
+            self.view.setToolTip(live_note)
+        for node in self.nodes.values():
+            live = {k: v for k, v in values.items() if k == node.view.name}
+            if live != node.live:
+                node.live = live
+                node.update_tooltip()
+                node.update()
+
+    def close_panel(self) -> None:
+        self.scene.clear()
