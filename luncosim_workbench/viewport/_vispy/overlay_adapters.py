@@ -118,7 +118,6 @@ class GroundImageNode:
         self.node.set_gl_state("translucent", depth_test=False, cull_face=False)  # lethal cells show through obstacles
         self.node.order = 10
         self.node.visible = False
-        self._shape: tuple[int, ...] = ()
 
     def set_data(self, image: GroundImage | None) -> None:
         if image is None:
