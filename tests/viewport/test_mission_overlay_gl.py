@@ -131,3 +131,62 @@ def test_viewport_draws_the_mission_over_the_scene(planned, qtbot):
     assert red_gain > 30  # the wall's lethal cells tint it red
     w.set_mission(None)
     assert (w.render()[..., :3] == before[..., :3]).mean() > 0.99
+
+
+FILL = NAV_HEAD + """scenario:
+  aliases: {rover: /Yard/Rover, faucet: /Yard/Faucet}
+  behavior:
+    task:
+      - name: fill-cup
+        type: fill
+        robot: rover
+        motions:
+          fill: {kind: pose, solver_profile: navigation, pose: {x: 0.0, y: 0.0, yaw: 0.0}}
+          dispense:
+            kind: fluid
+            verification: visual_only
+            renderer: visualization_overlay
+            source: {kind: entity, entity: faucet, position_m: [0.0, 0.0, 0.8], direction: [1.0, 0.0, 0.3],
+                     inherit_velocity: false}
+            fluid: water
+            rate_ml_s: 60.0
+            volume_ml: 300.0
+            speed_m_s: 2.0
+            seed: 23
+"""
+
+
+def _blue_pixels(png: Path) -> int:
+    from PIL import Image
+
+    img = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    return int(((img[..., 2] > 170) & (img[..., 0] < 120) & (img[..., 2] - img[..., 1] > 40)).sum())
+
+
+def test_render_draws_the_fill_fluid_mid_dispense(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.mission.yard import crate
+
+    scene = yard(tmp_path / "yard.usda", "Z", (crate("Z", "Faucet", 2.0, 1.5, 0.15),), size=10.0)
+    task = tmp_path / "fill.yaml"
+    task.write_text(FILL, encoding="utf-8")
+    cli = [sys.executable, "-m", "luncosim_core.cli", "render", "--scene", str(scene), "--width", "640",
+           "--height", "420", "--camera", "2.5,-4,3:2.5,1.5,0.5"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    plain = subprocess.run([*cli, "--out", str(tmp_path / "plain.png")], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    mid = subprocess.run([*cli, "--out", str(tmp_path / "fluid.png"), "--mission", str(task),
+                          "--mission-seconds", "3"], capture_output=True, text=True, env=env, timeout=300)
+    assert mid.returncode == 0, mid.stderr
+    assert "stopped at 3 s" in mid.stdout
+    assert _blue_pixels(tmp_path / "fluid.png") > _blue_pixels(tmp_path / "plain.png") + 30
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "render_fill_fluid.png").write_bytes((tmp_path / "fluid.png").read_bytes())
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(FILL.replace("fluid: water", "fluid: water\n            colour: blue"), encoding="utf-8")
+    refused = subprocess.run([*cli, "--out", str(tmp_path / "x.png"), "--mission", str(bad)], capture_output=True,
+                             text=True, env=env, timeout=300)
+    assert refused.returncode == 2 and "colour" in refused.stderr
