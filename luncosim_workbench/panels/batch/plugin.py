@@ -17,5 +17,5 @@ PANEL = PanelSpec(
                    menus=(MenuPlace("view", "7_panel_tools", 75),),
                    tip="Run the Batch panel's sweep on a local Dask cluster"),
     ),
-    perspectives={"Debug": DockPlacement("right", 1)},
+    perspectives={"Debug": DockPlacement("right", 2)},
 )

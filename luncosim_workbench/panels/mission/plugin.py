@@ -17,5 +17,5 @@ PANEL = PanelSpec(
                    menus=(MenuPlace("view", "7_panel_tools", 70),),
                    tip="Run a mission task file (YAML) on the open scene"),
     ),
-    perspectives={"Simulate": DockPlacement("right", 1)},
+    perspectives={"Debug": DockPlacement("right", 1)},
 )
