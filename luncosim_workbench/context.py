@@ -23,7 +23,7 @@ from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.twin import OpenResult, Twin
 from luncosim_core.usd.ops import Op
 from luncosim_workbench.documents import DocumentSet
-from luncosim_workbench.events import LogLine
+from luncosim_workbench.events import LogLine, ResultsPlot
 from luncosim_workbench.session import Selection, Session
 from luncosim_workbench.telemetry import TelemetryRing
 
@@ -156,3 +156,8 @@ class PanelContext(QObject):
         """Draw a mission in the viewport: a ``luncosim_core.mission.drawing.MissionDrawing``
         (plain arrays: costmap, path, footprints, fluid particles, body poses); None clears it."""
         self._show_mission(drawing)
+
+    def show_results(self, plot: ResultsPlot) -> None:
+        """Publish a result series (e.g. a sweep's output against its parameter) on ``events``:
+        the Plots panel shows it next to its strip charts."""
+        self.events.emit((plot,))

@@ -1,6 +1,7 @@
 """The Batch panel: sweep one parameter of the open scene over a list of values, one fresh
 simulation per value on a local Dask cluster (``luncosim_core.batch``, exactly what
-``luncosim batch --sweep`` runs), and plot the recorded output against the parameter.
+``luncosim batch --sweep`` runs), and plot the recorded output against the parameter (in the panel, and in the Plots panel through
+``PanelContext.show_results``).
 
 The sweep is written as ``sweep.toml`` into the results folder first (so the command line can
 repeat it), then a background thread starts the cluster, runs the tasks and writes
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_workbench.context import PanelContext
+from luncosim_workbench.events import ResultsPlot
 from luncosim_workbench.plugins import PanelWidget
 
 STATS = ("final", "max", "min", "mean")
@@ -229,6 +231,8 @@ class BatchPanel(PanelWidget):
                 xs.append(float(value))
                 ys.append(float(out))
         self.scatter.setData(xs, ys)
+        self.ctx.show_results(ResultsPlot(f"sweep of {len(self.rows)} tasks", target, col, tuple(xs), tuple(ys),
+                                          str(self.result_paths["csv"].parent)))
         self.plot.setLabel("bottom", target)
         self.plot.setLabel("left", col)
         counts: dict[str, int] = {}

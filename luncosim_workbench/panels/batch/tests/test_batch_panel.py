@@ -46,6 +46,10 @@ def test_a_sweep_of_the_open_scene_runs_in_the_background_and_plots(window, qtbo
     assert [t[:2] for t in table] == [["0.0", "NO_VERDICT"], ["20.0", "NO_VERDICT"], ["40.0", "NO_VERDICT"]]
     xs, ys = panel.scatter.getData()
     assert list(xs) == [0.0, 20.0, 40.0] and ys[0] < ys[1] < ys[2]  # more force, farther
+    plots = window.panels["plots"]  # the results opened in Plots too
+    assert plots.results_plot.isVisible() or not window.docks["plots"].isVisible()
+    px, py = plots.results.getData()
+    assert list(px) == [0.0, 20.0, 40.0] and list(py) == list(ys)
     out = tmp_path / "results"
     assert (out / "sweep.toml").is_file() and (out / "report.html").is_file()
     rows = list(csv.DictReader((out / "results.csv").open()))
