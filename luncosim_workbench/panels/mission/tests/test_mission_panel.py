@@ -93,3 +93,20 @@ def test_an_invalid_task_file_is_refused_with_its_field(window, qtbot, tmp_path)
     assert panel.status.text().startswith("Invalid task file") and "colour" in panel.status.text()
     assert not panel.running and panel.tree.topLevelItemCount() == 0
 
+
+
+def test_stop_ends_the_running_action(window, qtbot, tmp_path, debug_tmp):
+    scene = yard(tmp_path / "yard.usda", "Z", (block("Z", "Rock", 2.0, 2.5, 1.0, 1.0),), size=24.0)
+    task = tmp_path / "far.yaml"
+    task.write_text(TASK.replace("pose: {x: 2.0, y: 0.0, yaw: 0.0}", "pose: {x: 9.0, y: 0.0, yaw: 0.0}"),
+                    encoding="utf-8")
+    assert window.open_path(scene)
+    panel = window.panels["mission"]
+    qtbot.keyClicks(panel.task_edit, str(task))
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.running  # the scene is still opening in the thread: the stop comes before its first tick
+    qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
+    first = panel.tree.topLevelItem(0)
+    assert first.text(2) == "failure" and first.text(3).startswith("simulation-stopped"), first.text(3)
+    assert panel.run_button.isEnabled() and not panel.stop_button.isEnabled()
