@@ -26,7 +26,8 @@ def _empty3() -> np.ndarray:
 class MissionDrawing:
     """One moment of a mission, to draw (world metres, the stage's own axes).
 
-    ``lethal`` is the costmap's (rows, cols) bool grid, row 0 at the plane's low y; ``corners``
+    ``lethal`` is the costmap's (rows, cols) bool grid (the costmap's own array: never write to
+    it; the same array in successive drawings means the same map), row 0 at the plane's low y; ``corners``
     holds the world points of the grid's (0,0), (cols,0) and (0,rows) cell corners (origin,
     +x edge end, +y edge end). ``path`` is a polyline; ``footprints`` segment pairs; ``particles``
     points. ``body_paths``/``positions``/``orientations`` are the poses of the mission's
@@ -72,7 +73,7 @@ def mission_drawing(overlay, frame: GroundFrame, time_s: float, *, tick: int = 0
     cm = overlay.costmap
     if cm is not None:
         (ox, oy), r = cm.origin, cm.resolution
-        lethal = np.array(cm.lethal, dtype=bool, copy=True)
+        lethal = cm.lethal  # shared, read-only: a costmap's grid is complete when it is built
         corners = np.array([frame.to_world(ox, oy, height), frame.to_world(ox + cm.width * r, oy, height),
                             frame.to_world(ox, oy + cm.height * r, height)])
     path = _empty3()

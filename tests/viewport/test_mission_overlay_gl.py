@@ -190,3 +190,21 @@ def test_render_draws_the_fill_fluid_mid_dispense(tmp_path):
     refused = subprocess.run([*cli, "--out", str(tmp_path / "x.png"), "--mission", str(bad)], capture_output=True,
                              text=True, env=env, timeout=300)
     assert refused.returncode == 2 and "colour" in refused.stderr
+
+
+def test_the_same_costmap_keeps_its_image_between_drawings(planned):
+    _scene, runner, d = planned
+    layer = MissionLayer()
+    s2v = stage_to_view("Z", 1.0)
+    layer.update(OverlayInputs(None, s2v, 0.5, mission=d))
+    first, particles = layer.image, layer.markers.positions.copy()
+    later = mission_drawing(runner.overlay, runner.frame, 1.2, tick=d.tick + 30)  # the fluid moved on
+    layer.update(OverlayInputs(None, s2v, 0.5, mission=later))
+    assert layer.image is first and not np.array_equal(layer.markers.positions, particles)
+    cm = runner.overlay.costmap
+    runner.overlay.costmap = type(cm)(cm.origin, cm.resolution, cm.lethal.copy())
+    try:
+        layer.update(OverlayInputs(None, s2v, 0.5, mission=mission_drawing(runner.overlay, runner.frame, 1.2)))
+        assert layer.image is not first and (layer.image.rgba == first.rgba).all()  # a new map: a new image
+    finally:
+        runner.overlay.costmap = cm

@@ -118,11 +118,17 @@ class GroundImageNode:
         self.node.set_gl_state("translucent", depth_test=False, cull_face=False)  # lethal cells show through obstacles
         self.node.order = 10
         self.node.visible = False
+        self._shown: GroundImage | None = None
 
     def set_data(self, image: GroundImage | None) -> None:
         if image is None:
             self.node.visible = False
+            self._shown = None
             return
+        if image is self._shown:  # the same costmap: its texture is already uploaded
+            self.node.visible = True
+            return
+        self._shown = image
         self.node.set_data(image.rgba)
         self.node.transform.matrix = image.transform.T  # vispy maps row vectors
         self.node.visible = True
@@ -140,7 +146,7 @@ class VispyOverlay:
         self._on_changed()
 
     def _on_changed(self) -> None:
-        raise NotImplementedError
+        raise NotImplementedError  # pragma: no cover - every adapter draws its own
 
     def close(self) -> None:
         self.layer.changed.disconnect(self._on_changed)

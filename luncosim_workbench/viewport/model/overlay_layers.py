@@ -122,6 +122,7 @@ class MissionLayer(OverlayLayer):
         super().__init__()
         self.enabled = True
         self.image: ov.GroundImage | None = None
+        self._image_key: tuple | None = None  # (lethal array, corners, transform) of the image
 
     def update(self, inputs: OverlayInputs) -> None:
         if not self.enabled:
@@ -129,8 +130,16 @@ class MissionLayer(OverlayLayer):
         super().update(inputs)
 
     def build(self, inputs: OverlayInputs) -> None:
-        self.lines, self.markers, self.image = ov.mission_geometry(
-            inputs.mission, inputs.stage_to_view, inputs.meters_per_unit)
+        d = inputs.mission
+        key = None if d is None or d.lethal is None else (d.lethal, np.asarray(d.corners).tobytes(),
+                                                          inputs.stage_to_view.tobytes(), inputs.meters_per_unit)
+        old = self._image_key
+        reuse = (key is not None and old is not None and self.image is not None and key[0] is old[0]
+                 and key[1:] == old[1:])
+        self.lines, self.markers, image = ov.mission_geometry(d, inputs.stage_to_view, inputs.meters_per_unit,
+                                                              with_image=not reuse)
+        if not reuse:  # the same costmap array keeps its image (and its texture on the GPU)
+            self.image, self._image_key = image, key
 
 
 #: Every overlay, in menu order (names match ``overlays.OVERLAY_NAMES``).

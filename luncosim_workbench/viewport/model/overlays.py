@@ -305,7 +305,7 @@ def costmap_image(lethal: np.ndarray, corners: np.ndarray, to_view: np.ndarray) 
     return GroundImage(rgba, m)
 
 
-def mission_geometry(drawing, s2v: np.ndarray, meters_per_unit: float = 1.0
+def mission_geometry(drawing, s2v: np.ndarray, meters_per_unit: float = 1.0, with_image: bool = True
                      ) -> tuple[Lines | None, Markers | None, GroundImage | None]:
     """Path and footprint lines, fluid markers and the costmap image of a ``MissionDrawing``
     (world metres, stage axes) in the view frame."""
@@ -325,6 +325,6 @@ def mission_geometry(drawing, s2v: np.ndarray, meters_per_unit: float = 1.0
     if len(particles):
         marks.add(apply(to_view, particles), FLUID_COLOR, 5.0)
     image = None
-    if drawing.lethal is not None and drawing.corners is not None and np.asarray(drawing.lethal).size:
+    if with_image and drawing.lethal is not None and drawing.corners is not None and np.asarray(drawing.lethal).size:
         image = costmap_image(np.asarray(drawing.lethal, bool), np.asarray(drawing.corners), to_view)
     return lines, marks, image
