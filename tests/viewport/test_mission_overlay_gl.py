@@ -208,3 +208,23 @@ def test_the_same_costmap_keeps_its_image_between_drawings(planned):
         assert layer.image is not first and (layer.image.rgba == first.rgba).all()  # a new map: a new image
     finally:
         runner.overlay.costmap = cm
+
+
+def test_a_y_up_mission_lands_on_the_same_view_ground():
+    """On a Y-up stage plane (x, y) is world (X, -Z): the view (+Z up) shows it at (x, y)."""
+    import shapely
+
+    from luncosim_core.mission.costmap import rasterize
+    from luncosim_core.mission.frames import GroundFrame
+    from luncosim_core.mission.runner import MissionOverlay
+
+    cm = rasterize([("/Rock", shapely.box(2.8, 1.8, 3.2, 2.2))], (0.0, 0.0, 6.0, 4.0))
+    overlay = MissionOverlay(costmap=cm, ground=0.5)
+    d = mission_drawing(overlay, GroundFrame("Y"), 0.0)
+    assert d.corners[0] == pytest.approx([0.0, 0.52, 0.0])  # world (X, height, -y)
+    layer = MissionLayer()
+    layer.update(OverlayInputs(None, stage_to_view("Y", 1.0), 0.5, mission=d))
+    img = layer.image
+    rows, cols = np.nonzero(img.rgba[1:-1, 1:-1, 3] > 0)  # the rock, the border left out
+    view = img.transform @ np.array([cols.mean() + 1.5, rows.mean() + 1.5, 0.0, 1.0])
+    assert view[:3] == pytest.approx([3.0, 2.0, 0.52], abs=0.05)
