@@ -52,13 +52,19 @@ def cmd_render(args: argparse.Namespace) -> int:
         sim.submit(SetPorts(target=prim, writes=writes))
     if args.ticks:
         sim.run(args.ticks)
+    drawing = None
+    if args.mission is not None:
+        drawing = _run_mission(sim, args)
+        if isinstance(drawing, int):
+            sim.close()
+            return drawing
     overlays = [o for o in (args.overlays or "").split(",") if o]
     snap = sim.snapshot()
     try:
         out = render_stage_to_png(
             sim.stage, args.out, width=args.width, height=args.height, camera=parse_camera(args.camera),
             overlays=overlays, body_poses=(snap.body_paths, snap.positions, snap.orientations),
-            debug_info=sim.query(PhysicsDebugInfo()).value,
+            debug_info=sim.query(PhysicsDebugInfo()).value, mission=drawing,
         )
     except Exception as exc:  # no GL anywhere, or a bad overlay name
         print(f"luncosim render: {exc}", file=sys.stderr)
@@ -67,6 +73,31 @@ def cmd_render(args: argparse.Namespace) -> int:
         sim.close()
     print(f"rendered {args.scene} after {snap.tick} ticks to {out}")
     return 0
+
+
+def _run_mission(sim, args: argparse.Namespace):
+    """Run ``--mission`` on ``sim`` (up to ``--mission-seconds``): its last drawing, or an exit code."""
+    from luncosim_core.mission.local import run_on_simulation
+    from luncosim_core.mission.taskfile import TaskFileError, load_task_file
+
+    if args.mission_seconds is not None and not args.mission_seconds > 0:
+        print("luncosim render: --mission-seconds must be > 0", file=sys.stderr)
+        return 2
+    try:
+        task = load_task_file(args.mission)
+    except TaskFileError as exc:
+        for e in exc.errors:
+            print(f"luncosim render: {args.mission}: {e}", file=sys.stderr)
+        return 2
+    drawings = []
+    result = run_on_simulation(sim, task, publish=drawings.append, draw_hz=1e-6, until_s=args.mission_seconds)
+    if isinstance(result, str):
+        print(f"luncosim render: the mission could not run: {result}", file=sys.stderr)
+        return 1
+    done = sum(a.result == "success" for a in result.actions)
+    stopped = f", stopped at {args.mission_seconds:g} s" if args.mission_seconds is not None else ""
+    print(f"mission {result.result} ({done}/{len(result.actions)} actions{stopped})")
+    return drawings[-1] if drawings else None
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
@@ -97,6 +128,10 @@ def add_workbench_verbs(sub) -> None:
     p.add_argument("--camera", default=None, help="iso, front, back, left, right, top, bottom, or EX,EY,EZ:CX,CY,CZ")
     p.add_argument("--overlays", default="", help="comma list: joints,colliders,contacts,com,escaped,labels")
     p.add_argument("--set", action="append", metavar="PRIM.PORT=VALUE", help="SetPorts before the first tick")
+    p.add_argument("--mission", type=Path, default=None, metavar="TASK.yaml",
+                   help="run this mission task file after --ticks and draw it (costmap, path, fluid particles)")
+    p.add_argument("--mission-seconds", type=float, default=None, metavar="S",
+                   help="stop the mission after S simulated seconds and render that moment (default: its end)")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("screenshot", help="open the workbench, run N ticks, save the window as PNG")

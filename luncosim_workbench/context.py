@@ -23,7 +23,7 @@ from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.twin import OpenResult, Twin
 from luncosim_core.usd.ops import Op
 from luncosim_workbench.documents import DocumentSet
-from luncosim_workbench.events import LogLine
+from luncosim_workbench.events import LogLine, ResultsPlot
 from luncosim_workbench.session import Selection, Session
 from luncosim_workbench.telemetry import TelemetryRing
 
@@ -78,13 +78,15 @@ class PanelContext(QObject):
 
     def __init__(self, session: Session, link: SimulationLink, *, notify: Callable[[str], None] = _ignore,
                  open_location: Callable[[str, int], None] = _ignore,
-                 open_path: Callable[..., object] = _ignore, parent: QObject | None = None) -> None:
+                 open_path: Callable[..., object] = _ignore, show_mission: Callable[[object], None] = _ignore,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._link = link
         self._notify = notify
         self._open_location = open_location
         self._open_path = open_path
+        self._show_mission = show_mission
         link.frame.connect(self.frames)
         link.events.connect(self.events)
         session.message.connect(self._on_message)
@@ -156,3 +158,13 @@ class PanelContext(QObject):
     def open_path(self, path: str | Path, preview: str | Path | None = None) -> object:
         """Open a twin, a scene or (``preview``) a library file in the workbench."""
         return self._open_path(path, preview=preview)
+
+    def show_mission(self, drawing) -> None:
+        """Draw a mission in the viewport: a ``luncosim_core.mission.drawing.MissionDrawing``
+        (plain arrays: costmap, path, footprints, fluid particles, body poses); None clears it."""
+        self._show_mission(drawing)
+
+    def show_results(self, plot: ResultsPlot) -> None:
+        """Publish a result series (e.g. a sweep's output against its parameter) on ``events``:
+        the Plots panel shows it next to its strip charts."""
+        self.events.emit((plot,))

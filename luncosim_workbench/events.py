@@ -4,7 +4,9 @@
   from the simulation (scenario ``print`` and ``ShowNotification``), as published in snapshots;
 - :class:`DiagnosticEvent`: every diagnostic the simulation reported (faults included), with the
   sim time it arrived at;
-- :class:`LogLine`: the workbench's own messages (opened, saved, play, projection restarted).
+- :class:`LogLine`: the workbench's own messages (opened, saved, play, projection restarted);
+- :class:`ResultsPlot`: a panel's result series to show in Plots (a sweep's parameter against an
+  output), published with ``PanelContext.show_results``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,18 @@ class LogLine:
     text: str
 
 
-WorkbenchEvent = ConsoleLine | Notification | DiagnosticEvent | LogLine
+@dataclass(frozen=True, slots=True)
+class ResultsPlot:
+    """Points to plot against each other (not over time): ``xs``/``ys`` of equal length."""
 
-__all__ = ["ConsoleLine", "DiagnosticEvent", "LogLine", "Notification", "WorkbenchEvent"]
+    title: str
+    x_label: str
+    y_label: str
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+    source: str = ""  # where the results live (a folder), shown with the plot
+
+
+WorkbenchEvent = ConsoleLine | Notification | DiagnosticEvent | LogLine | ResultsPlot
+
+__all__ = ["ConsoleLine", "DiagnosticEvent", "LogLine", "Notification", "ResultsPlot", "WorkbenchEvent"]

@@ -93,13 +93,15 @@ class MainWindow(QMainWindow):
         self.perspective = layouts.DEFAULT_PERSPECTIVE
         self.layout_message = ""
         self.central, self.viewport = make_viewport(force_placeholder=not viewport)
-        self.overlays_on: set[str] = set()
+        # the mission overlay is on from the start: it draws only while a mission publishes
+        self.overlays_on: set[str] = {"mission"} if self.viewport is not None else set()
+        self.mission_drawing = None  # the newest drawing a panel published (ctx.show_mission)
         self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
         self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
-                                open_path=self.open_path, parent=self)
+                                open_path=self.open_path, show_mission=self.show_mission, parent=self)
         self.specs = panels if panels is not None else discover_panels()
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, PanelWidget] = {}
@@ -293,8 +295,17 @@ class MainWindow(QMainWindow):
             self.overlays_on.add(name)
         else:
             self.overlays_on.discard(name)
-        self.bridge.set_debug_stream(bool(self.overlays_on))
+        self.bridge.set_debug_stream(bool(self.overlays_on - {"mission"}))
         self.refresh_actions()
+
+    def show_mission(self, drawing) -> None:
+        """A panel's mission drawing (plain data) for the viewport's mission overlay."""
+        self.mission_drawing = drawing
+        if self.viewport is not None:
+            try:
+                self.viewport.set_mission(drawing)
+            except ValueError as exc:  # poses of a stage the viewport no longer shows
+                self.notify(f"viewport: {exc}")
 
     def _on_selection(self, _added: tuple, _removed: tuple) -> None:
         if self.viewport is not None:

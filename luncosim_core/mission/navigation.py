@@ -93,7 +93,7 @@ def navigate(ctx: NavigationContext, motion: NavigationMotion) -> dict:
             deadline = time.perf_counter() + motion.motion_timeout_s - wall - (host.tick_count - tick0) * host.dt
             path, evidence = _plan_with_evidence(ctx, motion, c0, costmap, checker, footprint, goal, attempt,
                                                  deadline)
-        run.overlay.update(costmap=costmap, path=path, footprint=footprint, robot=ctx.robot)
+        run.overlay.update(costmap=costmap, path=path, footprint=footprint, robot=ctx.robot, ground=c0.interval[0])
         wall += time.perf_counter() - w0
         _check_budget(motion, host, tick0, wall)
         if motion.solver is None:

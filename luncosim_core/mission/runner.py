@@ -52,6 +52,7 @@ class MissionOverlay:
     track: ControlTrack | None = None
     footprint: Footprint | None = None
     robot: str | None = None
+    ground: float = 0.0  # height of the floor the robot stands on (the capture's lower bound)
     fluids: dict[str, tuple[FluidStream, float]] = field(default_factory=dict)  # id -> (stream, start time)
 
     def update(self, **values) -> None:

@@ -264,6 +264,10 @@ class _Smoother:
             legs = self.shortcut(st, d, yaw, depart, arrive)
             if legs is None:
                 return None
+            if not legs:  # a stretch too short to hold a leg (a goal a few cm away): its samples as they are
+                rows.append(np.concatenate([poses[first + 1:last + 1], np.full((last - first, 1), d)], axis=1))
+                yaw = float(poses[last, 2])
+                continue
             rows.extend(self.assemble(st, legs, d, yaw))
             yaw = legs[-1][2]
         goal_yaw = float(poses[-1, 2])

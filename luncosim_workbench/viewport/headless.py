@@ -121,6 +121,7 @@ def render_stage_to_array(
     debug_info: DebugInfo | None = None,
     selection: Sequence[str] = (),
     labels: Mapping[str, str] | None = None,
+    mission=None,
 ) -> np.ndarray:
     """Render like :func:`render_stage_to_png` and return the (H, W, 4) uint8 image."""
     if width < 1 or height < 1:
@@ -135,6 +136,8 @@ def render_stage_to_array(
             vc.set_debug_info(debug_info)
         if labels:
             vc.set_labels(labels)
+        if mission is not None:
+            vc.set_mission(mission)
         for name in overlays:
             vc.set_overlay(name, True)
         if selection:
@@ -157,6 +160,7 @@ def render_stage_to_png(
     debug_info: DebugInfo | None = None,
     selection: Sequence[str] = (),
     labels: Mapping[str, str] | None = None,
+    mission=None,
 ) -> Path:
     """Render ``stage`` offscreen and write a PNG; returns the written path.
 
@@ -164,7 +168,8 @@ def render_stage_to_png(
     side, top, bottom, iso), ``{"view": name}`` or ``{"eye", "center", "up"}`` in stage
     coordinates. ``body_poses``: ``(paths, positions (N,3) metres, orientations (N,4) wxyz)`` or
     ``{path: (position, orientation)}``. ``overlays``: names from
-    :data:`~luncosim_workbench.viewport.model.overlays.OVERLAY_NAMES`.
+    :data:`~luncosim_workbench.viewport.model.overlays.OVERLAY_NAMES`. ``mission``: a
+    ``MissionDrawing`` (costmap, path, footprints, fluid particles) drawn over the scene.
     """
     from vispy.io import write_png
 
@@ -178,6 +183,7 @@ def render_stage_to_png(
         debug_info=debug_info,
         selection=selection,
         labels=labels,
+        mission=mission,
     )
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)

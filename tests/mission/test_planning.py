@@ -211,3 +211,10 @@ def test_the_track_slows_on_arcs_and_near_obstacles():
     careful = time_parameterize(path, period, max_speed=1.0, max_yaw_rate=1.0,
                                 clearance=np.full(len(path.poses), 0.05))
     assert careful.duration > 1.5 * fast.duration
+
+
+def test_smoothing_a_plan_to_the_pose_the_robot_stands_on():
+    ch = checker_for([])
+    path = plan(ch, (5.0, 5.0, 0.0), (5.0, 5.0, 0.0))  # a stretch with no length: no leg to shortcut
+    smoothed = smooth(ch, path)
+    assert smoothed.poses[-1] == pytest.approx([5.0, 5.0, 0.0], abs=1e-9) and smoothed.length < 1e-9

@@ -1,4 +1,5 @@
-"""The Plots panel: strip charts over every tick's telemetry; drop ports here to plot them."""
+"""The Plots panel: strip charts over every tick's telemetry; drop ports here to plot them; result
+series other panels publish (a sweep's output against its parameter) below them."""
 
 from luncosim_workbench.actions.registry import ActionSpec, MenuPlace
 from luncosim_workbench.layout import DockPlacement
@@ -12,7 +13,7 @@ PANEL = PanelSpec(
     icon="plots",
     order=40,
     factory=PlotsPanel,
-    subscribes=("frames",),
+    subscribes=("frames", "events"),
     actions=(
         ActionSpec("plots.export_csv", "Export Telemetry CSV…", lambda panel: panel.ask_export(), icon="export",
                    menus=(MenuPlace("file", "3_export", 10),),

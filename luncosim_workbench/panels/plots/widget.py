@@ -1,7 +1,9 @@
 """Plots: pyqtgraph strip charts over the telemetry ring (every tick's sample, not only drawn ones).
 
 Drop ports from the Ports panel (or call :meth:`PlotsPanel.add_channel`); one curve per channel,
-clipped to the view and peak-downsampled so long windows of many channels stay fluid.
+clipped to the view and peak-downsampled so long windows of many channels stay fluid. A
+:class:`~luncosim_workbench.events.ResultsPlot` on the event stream (the Batch panel's sweep)
+shows as a scatter under the strip chart.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
 )
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext
+from luncosim_workbench.events import ResultsPlot
 from luncosim_workbench.mime import PORT_MIME
 from luncosim_workbench.plugins import PanelWidget
 
@@ -67,7 +71,15 @@ class PlotsPanel(PanelWidget):
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=pg.QtCore.Qt.PenStyle.DashLine))
         self.plot.addItem(self.cursor, ignoreBounds=True)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse)
-        layout.addWidget(self.plot, 1)
+        self.results_plot = pg.PlotWidget(background=theme.plot_background)
+        self.results_plot.showGrid(x=True, y=True, alpha=0.3)
+        self.results = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(PALETTE[1]))
+        self.results_plot.addItem(self.results)
+        self.results_plot.setVisible(False)  # until a panel publishes results
+        split = QSplitter(pg.QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.plot)
+        split.addWidget(self.results_plot)
+        layout.addWidget(split, 1)
         self._apply_theme()
 
     def changeEvent(self, event) -> None:  # noqa: N802
@@ -121,6 +133,20 @@ class PlotsPanel(PanelWidget):
         for key in filter(None, text.splitlines()):
             self.add_channel(key)
         event.acceptProposedAction()
+
+    # ------------------------------------------------------------------ results
+    def on_events(self, events: tuple) -> None:
+        for event in events:
+            if isinstance(event, ResultsPlot):
+                self.show_results(event)
+
+    def show_results(self, plot: ResultsPlot) -> None:
+        """Show a result series (parameter against output) under the strip chart."""
+        self.results.setData(list(plot.xs), list(plot.ys))
+        self.results_plot.setTitle(plot.title + (f"  ({plot.source})" if plot.source else ""), size="9pt")
+        self.results_plot.setLabel("bottom", plot.x_label)
+        self.results_plot.setLabel("left", plot.y_label)
+        self.results_plot.setVisible(True)
 
     # ------------------------------------------------------------------ drawing
     def on_frame(self, _snap: WorkbenchSnapshot) -> None:

@@ -194,6 +194,10 @@ class ViewportWidget(QWidget):
     def set_overlay(self, name: str, enabled: bool) -> None:
         self.viewport.set_overlay(name, enabled)
 
+    def set_mission(self, drawing) -> None:
+        """The running mission's drawing (``luncosim_core.mission.drawing.MissionDrawing``)."""
+        self.viewport.set_mission(drawing)
+
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self.viewport.set_labels(labels)
 

@@ -59,6 +59,7 @@ class ViewportCanvas:
         self.manipulator = ManipulatorAdapter(self.view.scene)
         self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
+        self.mission = None  # the running mission's MissionDrawing (luncosim_core.mission.drawing)
         self.overlay_layers = {cls.name: cls() for cls in OVERLAY_LAYERS}
         self._overlay_adapters = [make_adapter(layer, self.view.scene) for layer in self.overlay_layers.values()]
 
@@ -120,6 +121,17 @@ class ViewportCanvas:
         self._refresh_overlays(self._following("labels"))
         self.canvas.update()
 
+    def set_mission(self, drawing) -> None:
+        """Show a mission's ``MissionDrawing`` (costmap, path, footprints, fluid; None clears it).
+        Poses it carries move the bodies, as a snapshot's do."""
+        self.mission = drawing
+        if drawing is not None and len(drawing.body_paths):
+            self.model.set_body_poses(drawing.body_paths, drawing.positions, drawing.orientations)
+            self._sync_meshes()
+            self._refresh_overlays(self._following("poses"))
+        self._refresh_overlays(self._following("mission"))
+        self.canvas.update()
+
     @property
     def overlays(self) -> dict[str, bool]:
         """Overlay name -> enabled."""
@@ -155,7 +167,8 @@ class ViewportCanvas:
 
     def _overlay_inputs(self) -> OverlayInputs:
         return OverlayInputs(self.debug_info, self.model.stage_to_view, self._scale(), self.labels,
-                             self.model.body_position, self._label_anchor)
+                             self.model.body_position, self._label_anchor, self.mission,
+                             self.model.meters_per_unit)
 
     def _refresh_overlays(self, names: Sequence[str] = ov.OVERLAY_NAMES) -> None:
         """Rebuild the named overlays that are on (each layer tells its adapter)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from vispy import scene
+from vispy.visuals.transforms import MatrixTransform
 
 from ..model.overlay_layers import (
     CenterOfMassLayer,
@@ -19,9 +20,10 @@ from ..model.overlay_layers import (
     EscapedLayer,
     JointsLayer,
     LabelsLayer,
+    MissionLayer,
     OverlayLayer,
 )
-from ..model.overlays import Labels, Lines, Markers
+from ..model.overlays import GroundImage, Labels, Lines, Markers
 
 
 class LinesNode:
@@ -106,6 +108,35 @@ class LabelsNode:
         self.node.parent = None
 
 
+class GroundImageNode:
+    """An RGBA image laid on a plane of the scene (the mission costmap), nearest-neighbour."""
+
+    def __init__(self, parent) -> None:
+        self.node = scene.visuals.Image(np.zeros((1, 1, 4), np.uint8), interpolation="nearest",
+                                        method="subdivide", parent=parent)
+        self.node.transform = MatrixTransform()
+        self.node.set_gl_state("translucent", depth_test=False, cull_face=False)  # lethal cells show through obstacles
+        self.node.order = 10
+        self.node.visible = False
+        self._shown: GroundImage | None = None
+
+    def set_data(self, image: GroundImage | None) -> None:
+        if image is None:
+            self.node.visible = False
+            self._shown = None
+            return
+        if image is self._shown:  # the same costmap: its texture is already uploaded
+            self.node.visible = True
+            return
+        self._shown = image
+        self.node.set_data(image.rgba)
+        self.node.transform.matrix = image.transform.T  # vispy maps row vectors
+        self.node.visible = True
+
+    def close(self) -> None:
+        self.node.parent = None
+
+
 class VispyOverlay:
     """Base adapter: subscribes to its layer in ``__init__``, unsubscribes in ``close()``."""
 
@@ -115,7 +146,7 @@ class VispyOverlay:
         self._on_changed()
 
     def _on_changed(self) -> None:
-        raise NotImplementedError
+        raise NotImplementedError  # pragma: no cover - every adapter draws its own
 
     def close(self) -> None:
         self.layer.changed.disconnect(self._on_changed)
@@ -173,6 +204,22 @@ class VispyLabelsOverlay(VispyOverlay):
         self.text.close()
 
 
+class VispyMissionOverlay(VispyMarkedLinesOverlay):
+    """The mission: costmap image under path/footprint lines and fluid particle markers."""
+
+    def __init__(self, layer: OverlayLayer, parent) -> None:
+        self.image = GroundImageNode(parent)
+        super().__init__(layer, parent)
+
+    def _on_changed(self) -> None:
+        super()._on_changed()
+        self.image.set_data(getattr(self.layer, "image", None))
+
+    def close(self) -> None:
+        super().close()
+        self.image.close()
+
+
 OVERLAY_ADAPTERS: dict[type[OverlayLayer], type[VispyOverlay]] = {
     JointsLayer: VispyLinesOverlay,
     CollidersLayer: VispyDepthTestedLinesOverlay,
@@ -180,6 +227,7 @@ OVERLAY_ADAPTERS: dict[type[OverlayLayer], type[VispyOverlay]] = {
     CenterOfMassLayer: VispyMarkedLinesOverlay,
     EscapedLayer: VispyMarkedLinesOverlay,
     LabelsLayer: VispyLabelsOverlay,
+    MissionLayer: VispyMissionOverlay,
 }
 
 

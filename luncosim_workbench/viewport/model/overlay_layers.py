@@ -30,6 +30,8 @@ class OverlayInputs:
     labels: Mapping[str, str] = field(default_factory=dict)
     body_position: Callable[[str], np.ndarray | None] = lambda _p: None
     label_anchor: Callable[[str], np.ndarray | None] = lambda _p: None
+    mission: Any = None  # luncosim_core.mission.drawing.MissionDrawing (plain arrays) or None
+    meters_per_unit: float = 1.0
 
 
 class OverlayLayer:
@@ -108,6 +110,38 @@ class LabelsLayer(OverlayLayer):
         self.labels = ov.label_geometry(inputs.labels, inputs.label_anchor)
 
 
+class MissionLayer(OverlayLayer):
+    """The running mission: lethal costmap cells (an image on the ground), the planned path,
+    footprint outlines along it and visual fluid particles. On by default: it draws nothing until
+    a mission publishes a drawing (``ViewportCanvas.set_mission``)."""
+
+    name = "mission"
+    follows = ("mission",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enabled = True
+        self.image: ov.GroundImage | None = None
+        self._image_key: tuple | None = None  # (lethal array, corners, transform) of the image
+
+    def update(self, inputs: OverlayInputs) -> None:
+        if not self.enabled:
+            self.image = None
+        super().update(inputs)
+
+    def build(self, inputs: OverlayInputs) -> None:
+        d = inputs.mission
+        key = None if d is None or d.lethal is None else (d.lethal, np.asarray(d.corners).tobytes(),
+                                                          inputs.stage_to_view.tobytes(), inputs.meters_per_unit)
+        old = self._image_key
+        reuse = (key is not None and old is not None and self.image is not None and key[0] is old[0]
+                 and key[1:] == old[1:])
+        self.lines, self.markers, image = ov.mission_geometry(d, inputs.stage_to_view, inputs.meters_per_unit,
+                                                              with_image=not reuse)
+        if not reuse:  # the same costmap array keeps its image (and its texture on the GPU)
+            self.image, self._image_key = image, key
+
+
 #: Every overlay, in menu order (names match ``overlays.OVERLAY_NAMES``).
 OVERLAY_LAYERS: tuple[type[OverlayLayer], ...] = (
-    JointsLayer, CollidersLayer, ContactsLayer, CenterOfMassLayer, EscapedLayer, LabelsLayer)
+    JointsLayer, CollidersLayer, ContactsLayer, CenterOfMassLayer, EscapedLayer, LabelsLayer, MissionLayer)

@@ -2,7 +2,8 @@
 
 Each builder returns plain arrays in the view frame (metres, +Z up): line segments as vertex
 pairs with one RGBA per vertex, markers as points with colours and pixel sizes, labels as
-anchored strings. Overlay names: joints, colliders, contacts, com, escaped, labels.
+anchored strings. Overlay names: joints, colliders, contacts, com, escaped, labels, mission
+(the running mission's costmap, path, footprints and fluid, from a plain ``MissionDrawing``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .transforms import apply, quat_to_matrix
 if TYPE_CHECKING:  # the records are read by attribute; importing the physics package is not needed
     from luncosim_core.physics.debug import ColliderInfo, DebugInfo, JointFrameInfo
 
-OVERLAY_NAMES = ("joints", "colliders", "contacts", "com", "escaped", "labels")
+OVERLAY_NAMES = ("joints", "colliders", "contacts", "com", "escaped", "labels", "mission")
 
 AXIS_RGB = np.array(
     [[0.95, 0.2, 0.2, 1.0], [0.2, 0.9, 0.25, 1.0], [0.25, 0.45, 1.0, 1.0]], np.float32
@@ -31,6 +32,10 @@ COLLIDER_STATIC = (0.2, 0.85, 0.95, 1.0)
 CONTACT_COLOR = (1.0, 0.2, 0.9, 1.0)
 COM_COLOR = (1.0, 0.95, 0.1, 1.0)
 ESCAPED_COLOR = (1.0, 0.05, 0.05, 1.0)
+LETHAL_RGBA = (230, 40, 40, 170)  # costmap cells an obstacle touches
+PATH_COLOR = (1.0, 0.85, 0.1, 1.0)
+FOOTPRINT_COLOR = (0.1, 0.95, 0.95, 1.0)  # cyan, as in the debug PNG
+FLUID_COLOR = (0.3, 0.6, 1.0, 0.95)
 
 # Violation thresholds for the joint colour: below WARN is fine, above BAD is broken.
 WARN_M, BAD_M = 1e-3, 1e-2
@@ -275,3 +280,51 @@ def label_geometry(labels: Mapping[str, str], anchor_of) -> Labels:
     if not pts:
         return Labels()
     return Labels(np.asarray(pts, np.float32).reshape(-1, 3), tuple(texts))
+
+
+@dataclass(slots=True)
+class GroundImage:
+    """An RGBA image (rows, cols, 4 uint8) on a plane: ``transform`` maps image pixel (col, row,
+    0, 1) to the view frame (a 4x4, column vector convention)."""
+
+    rgba: np.ndarray
+    transform: np.ndarray
+
+
+def costmap_image(lethal: np.ndarray, corners: np.ndarray, to_view: np.ndarray) -> GroundImage:
+    """Lethal cells red and translucent, free cells clear; pixel (c, r) sits on cell (r, c)."""
+    rows, cols = lethal.shape
+    rgba = np.zeros((rows, cols, 4), np.uint8)
+    rgba[lethal] = LETHAL_RGBA
+    o, ex, ey = (apply(to_view, np.asarray(c, np.float64))[0] for c in corners)
+    m = np.eye(4)
+    m[:3, 0] = (ex - o) / max(cols, 1)
+    m[:3, 1] = (ey - o) / max(rows, 1)
+    m[:3, 2] = np.cross(m[:3, 0], m[:3, 1])
+    m[:3, 3] = o
+    return GroundImage(rgba, m)
+
+
+def mission_geometry(drawing, s2v: np.ndarray, meters_per_unit: float = 1.0, with_image: bool = True
+                     ) -> tuple[Lines | None, Markers | None, GroundImage | None]:
+    """Path and footprint lines, fluid markers and the costmap image of a ``MissionDrawing``
+    (world metres, stage axes) in the view frame."""
+    if drawing is None:
+        return None, None, None
+    to_view = s2v @ np.diag([1.0 / meters_per_unit] * 3 + [1.0])
+    lines, marks = Lines(), Markers()
+    path = np.asarray(drawing.path, np.float64).reshape(-1, 3)
+    if len(path) > 1:
+        v = apply(to_view, path)
+        lines.add(v[:-1], v[1:], PATH_COLOR)
+    fp = np.asarray(drawing.footprints, np.float64).reshape(-1, 3)
+    if len(fp):
+        v = apply(to_view, fp)
+        lines.add(v[0::2], v[1::2], FOOTPRINT_COLOR)
+    particles = np.asarray(drawing.particles, np.float64).reshape(-1, 3)
+    if len(particles):
+        marks.add(apply(to_view, particles), FLUID_COLOR, 5.0)
+    image = None
+    if with_image and drawing.lethal is not None and drawing.corners is not None and np.asarray(drawing.lethal).size:
+        image = costmap_image(np.asarray(drawing.lethal, bool), np.asarray(drawing.corners), to_view)
+    return lines, marks, image
