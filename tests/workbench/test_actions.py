@@ -82,7 +82,7 @@ def test_menus_come_from_the_registry(window):
     assert sim == ["Play / Pause", "Play", "Pause", "Step", "Reset", "", "Speed 1x", "Speed 2x", "Speed 4x", "Speed max", "",
                    "Restart Simulation"]
     assert [a.text() for a in window.qt_actions.menus["view/overlays"].actions()] == [
-        "Joints", "Colliders", "Contacts", "Com", "Escaped", "Labels"]
+        "Joints", "Colliders", "Contacts", "Com", "Escaped", "Labels", "Mission"]
     assert [a.text() for a in window.transport.actions()][:4] == ["Play", "Pause", "Step", "Reset"]
     # a panel's actions join the shell's menus (Plots contributes the CSV export to File)
     assert "Export Telemetry CSV…" in [a.text() for a in window.qt_actions.menus["file"].actions()]

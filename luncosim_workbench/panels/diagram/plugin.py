@@ -10,6 +10,7 @@ PANEL = PanelSpec(
     title="Modelica Diagram",
     area="right",
     order=60,
+    icon="diagram",
     factory=DiagramPanel,
     subscribes=("frames",),
     actions=(
@@ -19,6 +20,7 @@ PANEL = PanelSpec(
         ActionSpec("diagram.fit", "Fit Diagram", lambda panel: panel.fit(), tip="Fit the diagram in its view"),
     ),
     perspectives={
-        "Build": DockPlacement("right", 1),
+        "Build": DockPlacement("right", 1, visible=False),  # shown when a diagram is opened
+        "Debug": DockPlacement("right", 1),
     },
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QDockWidget,
     QFileDialog,
     QGraphicsScene,
     QHBoxLayout,
@@ -109,8 +110,18 @@ class DiagramPanel(PanelWidget):
             self.classes.setCurrentText(self.cls)
         self.classes.blockSignals(False)
         self.rebuild()
+        self._reveal()
         self.fit()
         return True
+
+    def _reveal(self) -> None:
+        """Show the panel's dock (hidden in a perspective until a diagram is opened)."""
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     def _class_chosen(self, name: str) -> None:
         if self.edits is not None and name and name != self.cls:
