@@ -57,6 +57,10 @@ class Host(Protocol):
         """The prim's schema type name ("" when there is no such prim)."""
         ...
 
+    def display_name(self, path: str) -> str:
+        """The prim's ``lunco:displayName`` (a spawned catalog entry's, e.g. "Ackermann Rover"), or ""."""
+        ...
+
     def prim_param(self, path: str, key: str) -> Any | None:
         """A parameter authored as ``lunco:param:<key>`` (number, bool or text); None if absent."""
         ...

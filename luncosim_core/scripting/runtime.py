@@ -99,6 +99,13 @@ class ScenarioRuntime:
     def id_of(self, path: str) -> int:
         return self.ids.get(path, -1)
 
+    def refresh_paths(self) -> None:
+        """Give prims the scene gained since (a spawn) the next ids; existing ids never change."""
+        for p in self.host.prim_paths():
+            if p not in self.ids:
+                self.paths.append(p)
+                self.ids[p] = len(self.paths)
+
     # -- events --------------------------------------------------------------------------
     def begin_tick(self, tick: int) -> None:
         """Called by each scenario before its hooks; the first call in a tick turns the bus."""

@@ -45,6 +45,16 @@ class SimulationHost:
             self._stage_id = id(stage)
         return self._paths
 
+    def forget_paths(self) -> None:
+        """The scene changed in place (a structural edit on the same stage): re-list its prims."""
+        self._paths = None
+
+    def display_name(self, path: str) -> str:
+        prim = self._sim.stage.GetPrimAtPath(path) if path.startswith("/") else None
+        attr = prim.GetAttribute("lunco:displayName") if prim else None
+        value = attr.Get() if attr else None
+        return value if isinstance(value, str) else ""
+
     def prim_type(self, path: str) -> str:
         prim = self._sim.stage.GetPrimAtPath(path)
         return str(prim.GetTypeName()) if prim else ""

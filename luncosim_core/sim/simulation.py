@@ -33,6 +33,7 @@ from luncosim_core.api.commands import (
     ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
+    SpawnEntity,
     SyncStage,
 )
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
@@ -53,6 +54,7 @@ from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
+from luncosim_core.sim.spawn import execute_spawn
 from luncosim_core.sim.trace import TraceBuffer
 
 
@@ -95,19 +97,23 @@ class Simulation:
         self.build()
 
     # ------------------------------------------------------------------ building
-    def build(self, keep_participants: list | None = None) -> None:
+    def build(self, keep_participants: list | None = None, add_new: bool = False) -> None:
         """Project the stage: physics world, ports, wires, participants. A clean slate, except
-        for ``keep_participants`` (carried over, with their state, across an edit)."""
+        for ``keep_participants`` (carried over, with their state, across an edit); with
+        ``add_new``, participants of programs the kept ones do not cover join them (a spawn)."""
         kept = list(keep_participants or [])
         self.teardown(keep=kept)
         self.generation += 1
+        self.host.forget_paths()
         diags: list[Diagnostic] = []
         with native_stdout_to_stderr():
             self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
                                       world_bounds=self.config.world_bounds,
                                       default_gravity=self.config.default_gravity)
         diags += self.world.diagnostics
-        if kept:
+        if kept and add_new:
+            self.participants = self._with_new_participants(kept)
+        elif kept:
             self.participants = kept
         else:
             self.participants = list(self.participant_factory(self) if self.participant_factory else [])
@@ -119,6 +125,15 @@ class Simulation:
         self.fault = self.world.fault
         if self.fault:
             self._new_diags.append(self.fault)
+
+    def _with_new_participants(self, kept: list) -> list:
+        """``kept`` plus fresh participants for the prims none of them runs (in prim-path order)."""
+        have = {p.prim_path for p in kept}
+        fresh = list(self.participant_factory(self) if self.participant_factory else [])
+        for part in fresh:
+            if part.prim_path in have:
+                part.close()
+        return sorted(kept + [p for p in fresh if p.prim_path not in have], key=lambda p: p.prim_path)
 
     def _build_ports(self) -> list[Diagnostic]:
         """(Re)build the port registry and the wire fabric; existing port values carry over."""
@@ -366,28 +381,34 @@ class Simulation:
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)
         if isinstance(cmd, ApplyOp):
-            if self.document is None:
-                return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
-            problem = self.preflight(cmd.op)
-            if problem is not None:
-                return CommandResult(False, None, (problem,), tick, seq)
-            try:
-                self.document.apply(cmd.op)
-            except DiagnosticError as err:
-                return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
-            if _ports_only(cmd.op):
-                fresh = self._build_ports()
-                self._apply_authored_values(cmd.op)
-                self.diagnostics += [d for d in fresh if d.is_error]
-                self._new_diags += [d for d in fresh if d.is_error]
-            else:
-                self.rebuild_keep_time(changed=_touched_paths(cmd.op))
-            return CommandResult(True, cmd.op.label(), (), tick, seq)
+            return self._apply_op(cmd, tick, seq)
+        if isinstance(cmd, SpawnEntity):
+            return execute_spawn(self, cmd, tick, seq)
         if isinstance(cmd, SyncStage):
             return self._sync_stage(cmd, tick, seq)
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def _apply_op(self, cmd: ApplyOp, tick: int, seq: int) -> CommandResult:
+        """A typed document op, applied to this simulation's document; the projection follows."""
+        if self.document is None:
+            return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
+        problem = self.preflight(cmd.op)
+        if problem is not None:
+            return CommandResult(False, None, (problem,), tick, seq)
+        try:
+            self.document.apply(cmd.op)
+        except DiagnosticError as err:
+            return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
+        if _ports_only(cmd.op):
+            fresh = self._build_ports()
+            self._apply_authored_values(cmd.op)
+            self.diagnostics += [d for d in fresh if d.is_error]
+            self._new_diags += [d for d in fresh if d.is_error]
+        else:
+            self.rebuild_keep_time(changed=_touched_paths(cmd.op))
+        return CommandResult(True, cmd.op.label(), (), tick, seq)
 
     def _possess(self, cmd: PossessVessel | ReleaseVessel, tick: int, seq: int) -> CommandResult:
         """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one
@@ -494,9 +515,10 @@ class Simulation:
         from luncosim_core.usd.programs import program_prims
 
         new_programs = [str(p.GetPath()) for p in program_prims(self.stage)] if changed else []
-        touched = any(touches(p.prim_path) for p in self.participants) or any(touches(p) for p in new_programs)
-        keep = [] if touched else self.participants
-        self.build(keep_participants=keep)
+        old_touched = any(touches(p.prim_path) for p in self.participants)
+        added = not old_touched and any(touches(p) for p in new_programs)
+        keep = [] if old_touched else self.participants
+        self.build(keep_participants=keep, add_new=added)
         if state is not None:
             self.world.import_state(state, skip=changed)
         self._restore_ports(values)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
 SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
-                   "PossessVessel", "ReleaseVessel")
+                   "PossessVessel", "ReleaseVessel", "SpawnEntity")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport")
@@ -99,6 +99,9 @@ class _CommandApi:
         out: dict = {"id": rid, "ok": bool(res.ok)}
         if res.ok:
             self.rt.emit(f"cmd:{name}", params.get("target", ""))  # what scenarios hear of a command
+        if res.ok and name == "SpawnEntity":
+            self.rt.refresh_paths()  # the new prims get entity ids (appended: existing ids stay)
+            res = dataclasses.replace(res, value={**res.value, "entity": self.rt.id_of(res.value["path"])})
         if res.ok and res.value is not None:
             out["data"] = to_script(res.value)
         if not res.ok:

@@ -24,6 +24,9 @@ def functions(rt: ScenarioRuntime, _guard: Guard) -> dict[str, Callable]:
         for i, p in enumerate(rt.paths):
             if p.rsplit("/", 1)[-1] == name:
                 return i + 1
+        for i, p in enumerate(rt.paths):  # a spawned entity answers to its catalog display name
+            if host.display_name(p) == name:
+                return i + 1
         return -1
 
     def name_of(ident: Any) -> Any:
