@@ -93,6 +93,8 @@ class Simulation:
         self.world: PhysicsWorld | None = None
         self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
+        self.in_tick = False  # scripts are running: structural edits re-project at the tick's end
+        self.deferred_changed: list[str] = []
         self.environment = EnvironmentState()  # runtime-only environment changes (SetEnvironmentLight)
         self.build()
 
@@ -580,6 +582,7 @@ class Simulation:
         self._admit()
         self.waits = {}
         reg = self.registry
+        self.in_tick = True
         try:
             self._step_phase("script")
             reg.apply_holds()
@@ -597,9 +600,14 @@ class Simulation:
             self.fault = fault_of(exc)
             self._new_diags.append(self.fault)
             return False
+        finally:
+            self.in_tick = False
         for part in self.participants:
             self._new_diags += part.take_diagnostics()
         self.tick_count += 1
+        if self.deferred_changed:  # structural edits a script made inside the tick: re-project now
+            changed, self.deferred_changed = tuple(self.deferred_changed), []
+            self.rebuild_keep_time(changed=changed)
         if self.world.fault is not None and self.fault is None:
             self.fault = self.world.fault
             self._new_diags.append(self.fault)

@@ -154,6 +154,10 @@ def execute_spawn(sim, cmd: SpawnEntity, tick: int, seq: int):
         return CommandResult(False, None, (err.diagnostic,), tick, seq)
     except DiagnosticError as err:
         return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
-    sim.rebuild_keep_time(changed=(path,))
+    sim.host.forget_paths()
+    if sim.in_tick:  # issued by a script mid-tick: the world re-projects when the tick ends
+        sim.deferred_changed.append(path)
+    else:
+        sim.rebuild_keep_time(changed=(path,))
     return CommandResult(True, {"path": path, "entry_id": entry.entry_id, "display_name": entry.display_name,
                                 "asset": entry.asset}, (), tick, seq)
