@@ -14,6 +14,7 @@ from luncosim_core.api.commands import (
     ListPorts,
     PhysicsDebugInfo,
     PossessVessel,
+    SpawnEntity,
     Query,
     QueryUsdPrim,
     ReadPorts,
@@ -32,6 +33,6 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 __all__ = [
     "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
-    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight",
+    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight", "SpawnEntity",
     "SetPorts", "SimEvent", "StateHash", "SimTime", "SyncStage", "WorkbenchSnapshot", "from_name",
 ]
