@@ -36,6 +36,9 @@ class SceneFreeHost:
     def display_name(self, path: str) -> str:
         return ""
 
+    def catalog_id(self, path: str) -> str:
+        return ""
+
     def prim_param(self, path: str, key: str):
         return None
 

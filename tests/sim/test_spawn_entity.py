@@ -78,7 +78,9 @@ fn on_tick(me) {
         this.done = true;
         let found = find("Crate");
         let bad = cmd("SpawnEntity", #{ entry_id: "nope", position: [0.0, 0.0, 0.0] });
-        let ok = found > 0 && found == this.spawned && path(found) == "/W/crate_1" && !bad.ok
+        let crates = 0;
+        for e in list_entities() { if e.catalog_id == "crate" { crates += 1; } }
+        let ok = crates == 1 && found > 0 && found == this.spawned && path(found) == "/W/crate_1" && !bad.ok
                  && bad.error.contains("unknown catalog entry 'nope'");
         print("found " + found + " spawned " + this.spawned + " error " + bad.error);
         emit("SPAWN", if ok { "PASS" } else { "FAIL" });
@@ -155,7 +157,7 @@ def test_bad_spawns_are_refused_and_change_nothing(twin, params, code, words):
         sim.close()
 
 
-def test_a_scenario_spawns_finds_the_entity_by_its_display_name_and_keeps_running(twin, writer):
+def test_a_scenario_spawns_finds_the_entity_by_display_name_and_catalog_id_and_keeps_running(twin, writer):
     root, scene = twin
     writer(root / "scenarios" / "spawn.rhai", SCENARIO)
     text = scene.read_text().replace('    def Cube "Faller"', '''    def Scope "Test" (

@@ -52,8 +52,8 @@ def functions(rt: ScenarioRuntime, _guard: Guard) -> dict[str, Callable]:
         return [i + 1 for i, c in enumerate(rt.paths) if c.rsplit("/", 1)[0] == p and c != p]
 
     def list_entities() -> list:
-        return [{"id": i + 1, "name": p.rsplit("/", 1)[-1], "path": p, "type": host.prim_type(p)}
-                for i, p in enumerate(rt.paths)]
+        return [{"id": i + 1, "name": p.rsplit("/", 1)[-1], "path": p, "type": host.prim_type(p),
+                 "catalog_id": host.catalog_id(p)} for i, p in enumerate(rt.paths)]
 
     def path_fn(ident: Any) -> Any:
         p = rt.path_of(ident)
