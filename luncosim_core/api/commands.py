@@ -107,6 +107,28 @@ class SpawnEntity(Command):
 
 
 @dataclass(frozen=True)
+class AddRuntimeWaypoint(Command):
+    """Append a waypoint to a vessel's runtime route: a waypoint marker (the catalog entry
+    ``waypoint``, whose trigger zone is its arrival sensor) spawned at ``position`` and bound to
+    ``target`` (a vessel with command inputs). The vessel's body entering the marker's zone marks
+    the waypoint reached (``RuntimeWaypointStatus``) and raises ``waypoint.reached`` (source: the
+    vessel, value: the waypoint's index). The value names the marker (``path``) and ``index``."""
+
+    name: ClassVar[str] = "AddRuntimeWaypoint"
+    target: str = ""
+    position: tuple[float, ...] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class RuntimeWaypointStatus(Query):
+    """A vessel's runtime route: ``{vessel, marker_count, reached, reached_count}`` (``reached``:
+    the marker paths its body has entered, sorted)."""
+
+    name: ClassVar[str] = "RuntimeWaypointStatus"
+    vessel: str = ""
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -184,6 +206,7 @@ class CommandResult:
 
 
 _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel, SpawnEntity,
+                                 AddRuntimeWaypoint, RuntimeWaypointStatus,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
                                  StateHash)}

@@ -24,6 +24,7 @@ from pxr import Sdf, Usd
 
 from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
+    AddRuntimeWaypoint,
     ApplyOp,
     Command,
     CommandResult,
@@ -56,6 +57,7 @@ from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.spawn import execute_spawn
 from luncosim_core.sim.trace import TraceBuffer
+from luncosim_core.sim.waypoints import execute_add_waypoint, note_arrivals
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class Simulation:
         self.participants: list[Participant] = []
         self.in_tick = False  # scripts are running: structural edits re-project at the tick's end
         self.deferred_changed: list[str] = []
+        self.reached_waypoints: dict[str, set[str]] = {}  # vessel -> runtime waypoint markers entered
         self.environment = EnvironmentState()  # runtime-only environment changes (SetEnvironmentLight)
         self.build()
 
@@ -386,6 +389,8 @@ class Simulation:
             return self._apply_op(cmd, tick, seq)
         if isinstance(cmd, SpawnEntity):
             return execute_spawn(self, cmd, tick, seq)
+        if isinstance(cmd, AddRuntimeWaypoint):
+            return execute_add_waypoint(self, cmd, tick, seq)
         if isinstance(cmd, SyncStage):
             return self._sync_stage(cmd, tick, seq)
         if isinstance(cmd, (AttachBodies, DetachBodies)):
@@ -662,11 +667,14 @@ class Simulation:
         """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id)."""
         if not events:
             return
+        arrivals = note_arrivals(self, events)
         runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in self.participants)
                     if rt is not None and hasattr(rt, "inject")}
         for rt in runtimes.values():
             for name, entrant, source in events:
                 rt.inject(name, rt.id_of(entrant), source)
+            for vessel, index, _marker in arrivals:
+                rt.inject("waypoint.reached", index, vessel)
 
     def run(self, ticks: int) -> int:
         """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).

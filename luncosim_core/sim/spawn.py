@@ -119,8 +119,9 @@ def _free_name(stage, parent: str, stem: str) -> str:
     return f"{base}_{n}"
 
 
-def spawn_op(stage, roots, cmd: SpawnEntity) -> tuple[Batch, str, CatalogEntry]:
-    """The runtime-layer edit that spawns ``cmd`` on ``stage``: (op, new prim path, entry)."""
+def spawn_op(stage, roots, cmd: SpawnEntity, extra: tuple = ()) -> tuple[Batch, str, CatalogEntry]:
+    """The runtime-layer edit that spawns ``cmd`` on ``stage``: (op, new prim path, entry);
+    ``extra`` attributes ``(name, type, value)`` are authored on the new prim too."""
     entry = find_entry(roots, cmd.entry_id)
     position = _numbers(cmd.position, 3, "position")
     angles = rotate_xyz(cmd.rotation)
@@ -133,22 +134,23 @@ def spawn_op(stage, roots, cmd: SpawnEntity) -> tuple[Batch, str, CatalogEntry]:
         SetAttribute(path=path, name="lunco:catalogId", type_name="string", value=entry.entry_id, target="runtime"),
         SetAttribute(path=path, name="lunco:displayName", type_name="string", value=entry.display_name,
                      target="runtime"),
+        *(SetAttribute(path=path, name=n, type_name=t, value=v, target="runtime") for n, t, v in extra),
         SetTransform(path=path, translate=position, rotate_xyz=angles, target="runtime"),
     )
     return Batch(ops=ops, name=f"Spawn {entry.display_name}", target="runtime"), path, entry
 
 
-def execute_spawn(sim, cmd: SpawnEntity, tick: int, seq: int):
+def execute_spawn(sim, cmd: SpawnEntity, tick: int, seq: int, extra: tuple = ()):
     """Admit a :class:`SpawnEntity` on ``sim``: the edit on its document, then a re-projection
     that keeps time (new programs of the entity start; everything else keeps its state)."""
     from luncosim_core.api.commands import CommandResult
     from luncosim_core.diagnostics import DiagnosticError
 
     if sim.document is None:
-        return CommandResult(False, None, (Diagnostic("error", "no-document", "SpawnEntity: this simulation has no "
+        return CommandResult(False, None, (Diagnostic("error", "no-document", f"{cmd.name}: this simulation has no "
                                                       "document to author the entity in", source="runtime"),), tick, seq)
     try:
-        op, path, entry = spawn_op(sim.document.stage, sim.roots, cmd)
+        op, path, entry = spawn_op(sim.document.stage, sim.roots, cmd, extra)
         sim.document.apply(op)
     except SpawnRefused as err:
         return CommandResult(False, None, (err.diagnostic,), tick, seq)
