@@ -4,6 +4,7 @@ scripting and lint reach a running simulation. It imports nothing above ``diagno
 
 from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
+    AddRuntimeWaypoint,
     ApplyOp,
     CausalTrace,
     Command,
@@ -19,8 +20,10 @@ from luncosim_core.api.commands import (
     ReadPorts,
     ReleasePorts,
     ReleaseVessel,
+    RuntimeWaypointStatus,
     SetEnvironmentLight,
     SetPorts,
+    SpawnEntity,
     StateHash,
     SyncStage,
     from_name,
@@ -30,8 +33,9 @@ from luncosim_core.api.host import Host, Pose, SimTime
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 
 __all__ = [
-    "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
+    "AddRuntimeWaypoint", "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
-    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel", "SetEnvironmentLight",
+    "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel",
+    "RuntimeWaypointStatus", "SetEnvironmentLight", "SpawnEntity",
     "SetPorts", "SimEvent", "StateHash", "SimTime", "SyncStage", "WorkbenchSnapshot", "from_name",
 ]

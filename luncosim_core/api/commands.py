@@ -93,6 +93,42 @@ class ReleaseVessel(Command):
 
 
 @dataclass(frozen=True)
+class SpawnEntity(Command):
+    """Add a catalog entry to the running scene: a prim referencing the asset whose file stem is
+    ``entry_id`` (an asset that declares ``lunco:spawnable = true``), authored on the runtime layer
+    under the scene's default prim at ``position`` (metres, the scene frame) and ``rotation`` (an
+    ``(x, y, z, w)`` unit quaternion; omitted = identity). The result's value names the new prim
+    (``path``) and the catalog entry; the simulation keeps its clock and the motion of the rest."""
+
+    name: ClassVar[str] = "SpawnEntity"
+    entry_id: str = ""
+    position: tuple[float, ...] = (0.0, 0.0, 0.0)
+    rotation: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class AddRuntimeWaypoint(Command):
+    """Append a waypoint to a vessel's runtime route: a waypoint marker (the catalog entry
+    ``waypoint``, whose trigger zone is its arrival sensor) spawned at ``position`` and bound to
+    ``target`` (a vessel with command inputs). The vessel's body entering the marker's zone marks
+    the waypoint reached (``RuntimeWaypointStatus``) and raises ``waypoint.reached`` (source: the
+    vessel, value: the waypoint's index). The value names the marker (``path``) and ``index``."""
+
+    name: ClassVar[str] = "AddRuntimeWaypoint"
+    target: str = ""
+    position: tuple[float, ...] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class RuntimeWaypointStatus(Query):
+    """A vessel's runtime route: ``{vessel, marker_count, reached, reached_count}`` (``reached``:
+    the marker paths its body has entered, sorted)."""
+
+    name: ClassVar[str] = "RuntimeWaypointStatus"
+    vessel: str = ""
+
+
+@dataclass(frozen=True)
 class ReadPorts(Query):
     name: ClassVar[str] = "ReadPorts"
     target: str = ""
@@ -169,7 +205,8 @@ class CommandResult:
         return CommandResult(False, None, tuple(diags))
 
 
-_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel,
+_BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel, SpawnEntity,
+                                 AddRuntimeWaypoint, RuntimeWaypointStatus,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
                                  StateHash)}
@@ -181,7 +218,7 @@ def from_name(name: str, params: dict[str, Any]) -> Command | Query:
     if cls is None:
         raise KeyError(f"unknown command or query '{name}' (known: {', '.join(sorted(_BY_NAME))})")
     params = dict(params)
-    for key in ("names", "attrs"):
+    for key in ("names", "attrs", "position", "rotation"):
         if key in params and params[key] is not None:
             params[key] = tuple(params[key])
     if cls is SetPorts:

@@ -57,6 +57,14 @@ class Host(Protocol):
         """The prim's schema type name ("" when there is no such prim)."""
         ...
 
+    def display_name(self, path: str) -> str:
+        """The prim's ``lunco:displayName`` (a spawned catalog entry's, e.g. "Ackermann Rover"), or ""."""
+        ...
+
+    def catalog_id(self, path: str) -> str:
+        """The catalog entry a spawned prim came from (``lunco:catalogId``), or ""."""
+        ...
+
     def prim_param(self, path: str, key: str) -> Any | None:
         """A parameter authored as ``lunco:param:<key>`` (number, bool or text); None if absent."""
         ...

@@ -33,6 +33,12 @@ class SceneFreeHost:
     def prim_type(self, path: str) -> str:
         return ""
 
+    def display_name(self, path: str) -> str:
+        return ""
+
+    def catalog_id(self, path: str) -> str:
+        return ""
+
     def prim_param(self, path: str, key: str):
         return None
 

@@ -97,7 +97,18 @@ class ScenarioRuntime:
         return None
 
     def id_of(self, path: str) -> int:
-        return self.ids.get(path, -1)
+        i = self.ids.get(path)
+        if i is None:  # a prim the scene gained since (a spawn by another scenario or the API)
+            self.refresh_paths()
+            i = self.ids.get(path, -1)
+        return i
+
+    def refresh_paths(self) -> None:
+        """Give prims the scene gained since (a spawn) the next ids; existing ids never change."""
+        for p in self.host.prim_paths():
+            if p not in self.ids:
+                self.paths.append(p)
+                self.ids[p] = len(self.paths)
 
     # -- events --------------------------------------------------------------------------
     def begin_tick(self, tick: int) -> None:

@@ -45,6 +45,22 @@ class SimulationHost:
             self._stage_id = id(stage)
         return self._paths
 
+    def forget_paths(self) -> None:
+        """The scene changed in place (a structural edit on the same stage): re-list its prims."""
+        self._paths = None
+
+    def _string(self, path: str, name: str) -> str:
+        prim = self._sim.stage.GetPrimAtPath(path) if path.startswith("/") else None
+        attr = prim.GetAttribute(name) if prim else None
+        value = attr.Get() if attr else None
+        return value if isinstance(value, str) else ""
+
+    def display_name(self, path: str) -> str:
+        return self._string(path, "lunco:displayName")
+
+    def catalog_id(self, path: str) -> str:
+        return self._string(path, "lunco:catalogId")
+
     def prim_type(self, path: str) -> str:
         prim = self._sim.stage.GetPrimAtPath(path)
         return str(prim.GetTypeName()) if prim else ""

@@ -15,6 +15,7 @@ from luncosim_core.api.commands import (
     Query,
     QueryUsdPrim,
     ReadPorts,
+    RuntimeWaypointStatus,
     StateHash,
 )
 from luncosim_core.diagnostics import Diagnostic
@@ -49,6 +50,10 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, [i.to_json() for i in infos])
     if isinstance(q, QueryUsdPrim):
         return _query_prim(sim, q)
+    if isinstance(q, RuntimeWaypointStatus):
+        from luncosim_core.sim.waypoints import waypoint_status
+
+        return waypoint_status(sim, q)
     if isinstance(q, ListConnections):
         wires = sim.fabric.valid + sim.fabric.broken
         if q.target:

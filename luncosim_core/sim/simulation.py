@@ -24,6 +24,7 @@ from pxr import Sdf, Usd
 
 from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
+    AddRuntimeWaypoint,
     ApplyOp,
     Command,
     CommandResult,
@@ -33,6 +34,7 @@ from luncosim_core.api.commands import (
     ReleaseVessel,
     SetEnvironmentLight,
     SetPorts,
+    SpawnEntity,
     SyncStage,
 )
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
@@ -53,7 +55,9 @@ from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
 from luncosim_core.sim.queries import answer_query, world_pose
+from luncosim_core.sim.spawn import execute_spawn
 from luncosim_core.sim.trace import TraceBuffer
+from luncosim_core.sim.waypoints import execute_add_waypoint, note_arrivals
 
 
 @dataclass(frozen=True)
@@ -91,23 +95,30 @@ class Simulation:
         self.world: PhysicsWorld | None = None
         self.registry: PortRegistry | None = None
         self.participants: list[Participant] = []
+        self.in_tick = False  # scripts are running: structural edits re-project at the tick's end
+        self.deferred_changed: list[str] = []
+        self.reached_waypoints: dict[str, set[str]] = {}  # vessel -> runtime waypoint markers entered
         self.environment = EnvironmentState()  # runtime-only environment changes (SetEnvironmentLight)
         self.build()
 
     # ------------------------------------------------------------------ building
-    def build(self, keep_participants: list | None = None) -> None:
+    def build(self, keep_participants: list | None = None, add_new: bool = False) -> None:
         """Project the stage: physics world, ports, wires, participants. A clean slate, except
-        for ``keep_participants`` (carried over, with their state, across an edit)."""
+        for ``keep_participants`` (carried over, with their state, across an edit); with
+        ``add_new``, participants of programs the kept ones do not cover join them (a spawn)."""
         kept = list(keep_participants or [])
         self.teardown(keep=kept)
         self.generation += 1
+        self.host.forget_paths()
         diags: list[Diagnostic] = []
         with native_stdout_to_stderr():
             self.world = PhysicsWorld(self.stage, tick_hz=self.config.tick_hz, substeps=self.config.substeps,
                                       world_bounds=self.config.world_bounds,
                                       default_gravity=self.config.default_gravity)
         diags += self.world.diagnostics
-        if kept:
+        if kept and add_new:
+            self.participants = self._with_new_participants(kept)
+        elif kept:
             self.participants = kept
         else:
             self.participants = list(self.participant_factory(self) if self.participant_factory else [])
@@ -119,6 +130,15 @@ class Simulation:
         self.fault = self.world.fault
         if self.fault:
             self._new_diags.append(self.fault)
+
+    def _with_new_participants(self, kept: list) -> list:
+        """``kept`` plus fresh participants for the prims none of them runs (in prim-path order)."""
+        have = {p.prim_path for p in kept}
+        fresh = list(self.participant_factory(self) if self.participant_factory else [])
+        for part in fresh:
+            if part.prim_path in have:
+                part.close()
+        return sorted(kept + [p for p in fresh if p.prim_path not in have], key=lambda p: p.prim_path)
 
     def _build_ports(self) -> list[Diagnostic]:
         """(Re)build the port registry and the wire fabric; existing port values carry over."""
@@ -366,28 +386,36 @@ class Simulation:
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)
         if isinstance(cmd, ApplyOp):
-            if self.document is None:
-                return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
-            problem = self.preflight(cmd.op)
-            if problem is not None:
-                return CommandResult(False, None, (problem,), tick, seq)
-            try:
-                self.document.apply(cmd.op)
-            except DiagnosticError as err:
-                return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
-            if _ports_only(cmd.op):
-                fresh = self._build_ports()
-                self._apply_authored_values(cmd.op)
-                self.diagnostics += [d for d in fresh if d.is_error]
-                self._new_diags += [d for d in fresh if d.is_error]
-            else:
-                self.rebuild_keep_time(changed=_touched_paths(cmd.op))
-            return CommandResult(True, cmd.op.label(), (), tick, seq)
+            return self._apply_op(cmd, tick, seq)
+        if isinstance(cmd, SpawnEntity):
+            return execute_spawn(self, cmd, tick, seq)
+        if isinstance(cmd, AddRuntimeWaypoint):
+            return execute_add_waypoint(self, cmd, tick, seq)
         if isinstance(cmd, SyncStage):
             return self._sync_stage(cmd, tick, seq)
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
+
+    def _apply_op(self, cmd: ApplyOp, tick: int, seq: int) -> CommandResult:
+        """A typed document op, applied to this simulation's document; the projection follows."""
+        if self.document is None:
+            return CommandResult.error(Diagnostic("error", "no-document", "this simulation has no document to edit", source="runtime"))
+        problem = self.preflight(cmd.op)
+        if problem is not None:
+            return CommandResult(False, None, (problem,), tick, seq)
+        try:
+            self.document.apply(cmd.op)
+        except DiagnosticError as err:
+            return CommandResult(False, None, tuple(err.diagnostics), tick, seq)
+        if _ports_only(cmd.op):
+            fresh = self._build_ports()
+            self._apply_authored_values(cmd.op)
+            self.diagnostics += [d for d in fresh if d.is_error]
+            self._new_diags += [d for d in fresh if d.is_error]
+        else:
+            self.rebuild_keep_time(changed=_touched_paths(cmd.op))
+        return CommandResult(True, cmd.op.label(), (), tick, seq)
 
     def _possess(self, cmd: PossessVessel | ReleaseVessel, tick: int, seq: int) -> CommandResult:
         """One session pilots one vessel: ``piloted`` moves from the previous vessel to this one
@@ -494,9 +522,10 @@ class Simulation:
         from luncosim_core.usd.programs import program_prims
 
         new_programs = [str(p.GetPath()) for p in program_prims(self.stage)] if changed else []
-        touched = any(touches(p.prim_path) for p in self.participants) or any(touches(p) for p in new_programs)
-        keep = [] if touched else self.participants
-        self.build(keep_participants=keep)
+        old_touched = any(touches(p.prim_path) for p in self.participants)
+        added = not old_touched and any(touches(p) for p in new_programs)
+        keep = [] if old_touched else self.participants
+        self.build(keep_participants=keep, add_new=added)
         if state is not None:
             self.world.import_state(state, skip=changed)
         self._restore_ports(values)
@@ -558,6 +587,7 @@ class Simulation:
         self._admit()
         self.waits = {}
         reg = self.registry
+        self.in_tick = True
         try:
             self._step_phase("script")
             reg.apply_holds()
@@ -575,9 +605,14 @@ class Simulation:
             self.fault = fault_of(exc)
             self._new_diags.append(self.fault)
             return False
+        finally:
+            self.in_tick = False
         for part in self.participants:
             self._new_diags += part.take_diagnostics()
         self.tick_count += 1
+        if self.deferred_changed:  # structural edits a script made inside the tick: re-project now
+            changed, self.deferred_changed = tuple(self.deferred_changed), []
+            self.rebuild_keep_time(changed=changed)
         if self.world.fault is not None and self.fault is None:
             self.fault = self.world.fault
             self._new_diags.append(self.fault)
@@ -632,11 +667,14 @@ class Simulation:
         """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id)."""
         if not events:
             return
+        arrivals = note_arrivals(self, events)
         runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in self.participants)
                     if rt is not None and hasattr(rt, "inject")}
         for rt in runtimes.values():
             for name, entrant, source in events:
                 rt.inject(name, rt.id_of(entrant), source)
+            for vessel, index, _marker in arrivals:
+                rt.inject("waypoint.reached", index, vessel)
 
     def run(self, ticks: int) -> int:
         """Advance ``ticks`` ticks (headless: blocks while a compile holds admission).

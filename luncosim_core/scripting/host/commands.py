@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
 SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
-                   "PossessVessel", "ReleaseVessel")
+                   "PossessVessel", "ReleaseVessel", "SpawnEntity", "AddRuntimeWaypoint")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
-                  "CausalTrace", "LintReport")
+                  "CausalTrace", "LintReport", "RuntimeWaypointStatus")
 #: Queries that name one target entity; the others are broad and need ``query_reads``.
 TARGETED_QUERIES = {"ReadPorts": "target", "ListPorts": "target", "QueryUsdPrim": "path",
-                    "CausalTrace": "target", "ListConnections": "target"}
+                    "CausalTrace": "target", "ListConnections": "target", "RuntimeWaypointStatus": "vessel"}
 
 
 def run_lint_report(rt: ScenarioRuntime) -> dict:
@@ -99,6 +99,9 @@ class _CommandApi:
         out: dict = {"id": rid, "ok": bool(res.ok)}
         if res.ok:
             self.rt.emit(f"cmd:{name}", params.get("target", ""))  # what scenarios hear of a command
+        if res.ok and name in ("SpawnEntity", "AddRuntimeWaypoint"):
+            self.rt.refresh_paths()  # the new prims get entity ids (appended: existing ids stay)
+            res = dataclasses.replace(res, value={**res.value, "entity": self.rt.id_of(res.value["path"])})
         if res.ok and res.value is not None:
             out["data"] = to_script(res.value)
         if not res.ok:

@@ -13,18 +13,26 @@ if TYPE_CHECKING:
     from luncosim_core.scripting.runtime import ScenarioRuntime
 
 
+def find_entity(rt: ScenarioRuntime, name: Any) -> int:
+    """The id of the entity a path, a prim name or (a spawned entity) a display name names; -1."""
+    if not isinstance(name, str):
+        return -1
+    if name.startswith("/"):
+        return rt.id_of(name)
+    for i, p in enumerate(rt.paths):
+        if p.rsplit("/", 1)[-1] == name:
+            return i + 1
+    for i, p in enumerate(rt.paths):  # a spawned entity answers to its catalog display name
+        if rt.host.display_name(p) == name:
+            return i + 1
+    return -1
+
+
 def functions(rt: ScenarioRuntime, _guard: Guard) -> dict[str, Callable]:
     host = rt.host
 
     def find(name: str) -> int:
-        if not isinstance(name, str):
-            return -1
-        if name.startswith("/"):
-            return rt.id_of(name)
-        for i, p in enumerate(rt.paths):
-            if p.rsplit("/", 1)[-1] == name:
-                return i + 1
-        return -1
+        return find_entity(rt, name)
 
     def name_of(ident: Any) -> Any:
         p = rt.path_of(ident)
@@ -44,8 +52,8 @@ def functions(rt: ScenarioRuntime, _guard: Guard) -> dict[str, Callable]:
         return [i + 1 for i, c in enumerate(rt.paths) if c.rsplit("/", 1)[0] == p and c != p]
 
     def list_entities() -> list:
-        return [{"id": i + 1, "name": p.rsplit("/", 1)[-1], "path": p, "type": host.prim_type(p)}
-                for i, p in enumerate(rt.paths)]
+        return [{"id": i + 1, "name": p.rsplit("/", 1)[-1], "path": p, "type": host.prim_type(p),
+                 "catalog_id": host.catalog_id(p)} for i, p in enumerate(rt.paths)]
 
     def path_fn(ident: Any) -> Any:
         p = rt.path_of(ident)
