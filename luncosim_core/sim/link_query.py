@@ -1,0 +1,225 @@
+"""The ``Links``, ``SolarPose`` and ``BodyPosition`` queries: the connectivity kernel
+(:mod:`luncosim_core.environment.links`) over the running simulation.
+
+Link nodes are the prims authoring ``lunco:linkNode = true``; each is placed by its nearest
+ancestor-or-self that authors a placement: ``lunco:orbit:*`` (Kepler), ``lunco:libration:*``
+or ``lunco:anchor:*`` (geodetic; a scene-local node rides the simulated body carrying it, offset
+from the anchoring prim in the scene's axes: +X east, up axis up, north = -Z for a Y-up stage).
+Occluders are the geometry prims authoring ``lunco:occluder = true``: their box is their extent
+(a Cube's ``size``) under their composed world transform. The graph is evaluated at the
+scenario epoch (``lunco:time:epochJd``) plus simulated time, when asked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from pxr import Usd, UsdGeom
+
+from luncosim_core.environment.links import (
+    DEFAULT_MAX_RANGE_M,
+    DEFAULT_MIN_ELEVATION_DEG,
+    RADII,
+    Geodetic,
+    Kepler,
+    Libration,
+    LinkError,
+    LinkNode,
+    Occluder,
+    body_position,
+    link_graph,
+    place,
+    site_axes,
+)
+from luncosim_core.environment.scene import J2000_JD, scenario_epoch_jd
+
+
+def _attr(prim: Usd.Prim, name: str, default=None):
+    a = prim.GetAttribute(name)
+    if a and a.HasAuthoredValue():
+        v = a.Get()
+        return v if v is not None else default
+    return default
+
+
+def _num(prim: Usd.Prim, name: str, default: float) -> float:
+    v = _attr(prim, name)
+    return float(v) if isinstance(v, (int, float)) and math.isfinite(float(v)) else default
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """The prim that places a node and how: a placement, or a geodetic site frame."""
+
+    path: str
+    placement: Geodetic | Kepler | Libration
+
+
+def _placement_of(prim: Usd.Prim) -> Geodetic | Kepler | Libration | None:
+    if _attr(prim, "lunco:orbit:body") is not None:
+        return Kepler(int(_num(prim, "lunco:orbit:body", 301)), _num(prim, "lunco:orbit:semiMajorAxisM", 0.0),
+                      _num(prim, "lunco:orbit:eccentricity", 0.0), _num(prim, "lunco:orbit:inclinationDeg", 0.0),
+                      _num(prim, "lunco:orbit:raanDeg", 0.0), _num(prim, "lunco:orbit:argPeriapsisDeg", 0.0),
+                      _num(prim, "lunco:orbit:meanAnomalyDeg", 0.0), _num(prim, "lunco:orbit:epochJd", J2000_JD))
+    if _attr(prim, "lunco:libration:primary") is not None:
+        return Libration(int(_num(prim, "lunco:libration:primary", 399)),
+                         int(_num(prim, "lunco:libration:secondary", 301)), str(_attr(prim, "lunco:libration:point", "")))
+    if _attr(prim, "lunco:anchor:lat") is not None:
+        return Geodetic(int(_num(prim, "lunco:anchor:body", 301)), _num(prim, "lunco:anchor:lat", 0.0),
+                        _num(prim, "lunco:anchor:lon", 0.0), _num(prim, "lunco:anchor:height", 0.0))
+    return None
+
+
+def anchor_of(prim: Usd.Prim) -> _Anchor | None:
+    """The nearest ancestor-or-self authoring a placement."""
+    while prim and not prim.IsPseudoRoot():
+        p = _placement_of(prim)
+        if p is not None:
+            return _Anchor(str(prim.GetPath()), p)
+        prim = prim.GetParent()
+    return None
+
+
+class LinkScene:
+    """The link nodes and occluders of one simulation, posed at its current time."""
+
+    def __init__(self, sim) -> None:
+        self.sim = sim
+        self.stage = sim.stage
+        self.y_up = UsdGeom.GetStageUpAxis(self.stage) != UsdGeom.Tokens.z
+        self.jd = scenario_epoch_jd(self.stage) + float(sim.time) / 86400.0
+        self.nodes: list[LinkNode] = []
+        self.anchors: dict[str, _Anchor] = {}
+        self.unplaced: list[str] = []
+        self.occluder_prims: list[Usd.Prim] = []
+        for prim in self.stage.Traverse():
+            if _attr(prim, "lunco:occluder") is True:
+                self.occluder_prims.append(prim)
+            if _attr(prim, "lunco:linkNode") is not True:
+                continue
+            path = str(prim.GetPath())
+            anchor = anchor_of(prim)
+            if anchor is None:
+                self.unplaced.append(path)
+                continue
+            self.anchors[path] = anchor
+            self.nodes.append(LinkNode(path, anchor.placement, str(_attr(prim, "lunco:link:class", "") or ""),
+                                       _num(prim, "lunco:link:maxRangeM", DEFAULT_MAX_RANGE_M),
+                                       _num(prim, "lunco:link:minElevationDeg", DEFAULT_MIN_ELEVATION_DEG)))
+
+    # -- frames ---------------------------------------------------------------------------------
+    def _to_enu(self, v) -> np.ndarray:
+        """Scene axes to (east, north, up)."""
+        x, y, z = (float(c) for c in v)
+        return np.array([x, -z, y]) if self.y_up else np.array([x, y, z])
+
+    def _live(self, path: str) -> np.ndarray:
+        from luncosim_core.sim.host import live_pose
+
+        return np.asarray(live_pose(self.sim, path)[0], dtype=float)
+
+    def solar_pose(self, path: str) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """(solar-frame position, local up or None) of any prim with a placement above it."""
+        prim = self.stage.GetPrimAtPath(path)
+        anchor = self.anchors.get(path) or (anchor_of(prim) if prim else None)
+        if anchor is None:
+            return None
+        if not isinstance(anchor.placement, Geodetic):
+            return place(anchor.placement, self.jd)
+        origin, enu = site_axes(anchor.placement, self.jd)
+        offset = self._to_enu(self._live(path) - self._live(anchor.path)) if path != anchor.path else np.zeros(3)
+        return origin + enu @ offset, enu[:, 2]
+
+    def occluders(self) -> tuple[Occluder, ...]:
+        out = []
+        for prim in self.occluder_prims:
+            anchor = anchor_of(prim)
+            if anchor is None or not isinstance(anchor.placement, Geodetic):
+                continue  # an occluder with no site frame cannot be placed among the nodes
+            out.append(self._occluder(prim, anchor))
+        return tuple(out)
+
+    def _occluder(self, prim: Usd.Prim, anchor: _Anchor) -> Occluder:
+        lo, hi = _local_extent(prim)
+        m = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+        a = UsdGeom.Xformable(self.stage.GetPrimAtPath(anchor.path)).ComputeLocalToWorldTransform(
+            Usd.TimeCode.Default()) if anchor.path != "/" else None
+        mpu = UsdGeom.GetStageMetersPerUnit(self.stage)
+        m3 = np.array([[m[r][c] for c in range(3)] for r in range(3)]).T * mpu  # columns: local axes in world
+        centre_local = (lo + hi) / 2.0
+        centre_world = m3 @ centre_local + np.array([m[3][0], m[3][1], m[3][2]]) * mpu
+        if a is not None:
+            centre_world = centre_world - np.array([a[3][0], a[3][1], a[3][2]]) * mpu
+        scales = np.linalg.norm(m3, axis=0)
+        rot_world = m3 / np.where(scales > 0, scales, 1.0)
+        origin, enu = site_axes(anchor.placement, self.jd)
+        to_enu = np.column_stack([self._to_enu(rot_world[:, i]) for i in range(3)])
+        return Occluder(str(prim.GetPath()), origin + enu @ self._to_enu(centre_world), enu @ to_enu,
+                        (hi - lo) / 2.0 * scales)
+
+    # -- answers --------------------------------------------------------------------------------
+    def graph(self) -> dict:
+        positions = {n.path: self.solar_pose(n.path) for n in self.nodes if isinstance(n.placement, Geodetic)}
+        g = link_graph(self.nodes, self.jd, self.occluders(), positions)
+        adj: dict[str, list[str]] = {n.path: [] for n in self.nodes}
+        for e in g.edges:
+            adj[e.a].append(e.b)
+            adj[e.b].append(e.a)
+        groups: dict[str, list[str]] = {}
+        owners: dict[str, list[str]] = {}
+        for n in self.nodes:
+            if n.cls:
+                groups.setdefault(n.cls, []).append(n.path)
+            up = n.path.rsplit("/", 1)[0]
+            while up:
+                owners.setdefault(up, []).append(n.path)
+                up = up.rsplit("/", 1)[0]
+        return {
+            "jd": self.jd,
+            "nodes": [{"id": n.path, "path": n.path, "name": n.path.rsplit("/", 1)[-1], "class": n.cls,
+                       "pos": [float(x) for x in g.positions[n.path]]} for n in self.nodes],
+            "adj": adj,
+            "edges": [{"a": e.a, "b": e.b, "range_m": e.range_m, "light_time_s": e.light_time_s} for e in g.edges],
+            "groups": groups,
+            "owners": owners,
+            "severed": [{"a": a, "b": b, "why": why} for (a, b), why in g.severed.items()],
+            "unplaced": list(self.unplaced),
+        }
+
+
+def _local_extent(prim: Usd.Prim) -> tuple[np.ndarray, np.ndarray]:
+    """The prim's own-space box: its authored ``extent``, a Cube's ``size``, else a unit cube."""
+    ext = _attr(prim, "extent")
+    if ext is not None and len(ext) == 2:
+        return np.array(ext[0], dtype=float), np.array(ext[1], dtype=float)
+    if prim.IsA(UsdGeom.Cube):
+        h = _num(prim, "size", 2.0) / 2.0
+        return np.full(3, -h), np.full(3, h)
+    return np.full(3, -0.5), np.full(3, 0.5)
+
+
+def answer_links(sim) -> dict:
+    return LinkScene(sim).graph()
+
+
+def answer_solar_pose(sim, entity: str) -> dict:
+    scene = LinkScene(sim)
+    try:
+        pose = scene.solar_pose(entity)
+    except LinkError as exc:
+        return {"found": False, "why": str(exc)}
+    if pose is None:
+        return {"found": False, "why": f"{entity} has no placement (no lunco:anchor/orbit/libration above it)"}
+    return {"found": True, "pos": [float(x) for x in pose[0]], "jd": scene.jd}
+
+
+def answer_body_position(sim, body: int) -> dict:
+    jd = scenario_epoch_jd(sim.stage) + float(sim.time) / 86400.0
+    try:
+        pos = body_position(int(body), jd)
+    except LinkError as exc:
+        return {"found": False, "body": int(body), "why": str(exc)}
+    return {"found": True, "body": int(body), "pos": [float(x) for x in pos], "radius": RADII.get(int(body), 0.0),
+            "jd": jd}
