@@ -223,3 +223,133 @@ def answer_body_position(sim, body: int) -> dict:
         return {"found": False, "body": int(body), "why": str(exc)}
     return {"found": True, "body": int(body), "pos": [float(x) for x in pos], "radius": RADII.get(int(body), 0.0),
             "jd": jd}
+
+
+# -- link ports ---------------------------------------------------------------------------------
+
+#: Seconds of simulated time between recomputes of the graph the ports read (LunCoSim's cadence).
+LINK_PORT_INTERVAL_S = 0.25
+_PORT_SUFFIXES = (("range_m", "m", "range to the best peer of this class (connected beats nearer)"),
+                  ("connected", "", "1 while the best peer of this class is linked, else 0"),
+                  ("elevation_deg", "deg", "elevation of that peer above this node's horizon"))
+
+
+def _port_token(cls: str) -> str:
+    """A class as a port-name token: anything outside [a-z0-9] folds to ``_``."""
+    return "".join(ch.lower() if ch.isascii() and ch.isalnum() else "_" for ch in cls)
+
+
+class LinkPorts:
+    """Every link node publishes, per class of its peers, ``link_<class>_range_m``,
+    ``link_<class>_connected`` and (surface nodes) ``link_<class>_elevation_deg`` of its best peer
+    of that class: a connected one before a nearer one, then the nearest. Recomputed every
+    ``LINK_PORT_INTERVAL_S`` of simulated time; pending (NaN) until the first graph."""
+
+    kind = "environment"
+    phase = "script"
+
+    def __init__(self, sim, scene: LinkScene) -> None:
+        self.sim = sim
+        self.prim_path = scene.nodes[0].path
+        self.ports: list[tuple[str, str, str, str]] = []  # (node, port name, peer class token, suffix)
+        self._diags: list = []
+        tokens = sorted({_port_token(n.cls) for n in scene.nodes if n.cls})
+        for n in scene.nodes:
+            others = sorted({_port_token(o.cls) for o in scene.nodes if o.cls and o.path != n.path})
+            for tok in (t for t in tokens if t in others):
+                for suffix, _unit, _doc in _PORT_SUFFIXES:
+                    if suffix == "elevation_deg" and not isinstance(n.placement, Geodetic):
+                        continue
+                    self.ports.append((n.path, f"link_{tok}_{suffix}", tok, suffix))
+        self.values = [math.nan] * len(self.ports)
+        self._key: float | None = None
+
+    def port_infos(self) -> list:
+        from luncosim_core.ports.model import PortInfo
+
+        self._compute(self.sim)
+        docs = {s: (u, d) for s, u, d in _PORT_SUFFIXES}
+        return [(PortInfo(node, name, "out", "double", docs[suffix][0], None, None, "links", "links", False, False,
+                          docs[suffix][1]), self.values[i])
+                for i, (node, name, _tok, suffix) in enumerate(self.ports)]
+
+    def wait_reason(self, sim) -> str:
+        return ""
+
+    def step(self, sim) -> None:
+        from luncosim_core.ports.model import port_key
+
+        self._compute(sim)
+        reg = sim.registry
+        for (node, name, _tok, _suffix), value in zip(self.ports, self.values, strict=True):
+            i = reg.index.get(port_key(node, name))
+            if i is not None:
+                reg.values[i] = value
+
+    def _compute(self, sim) -> None:
+        key = math.floor(float(sim.time) / LINK_PORT_INTERVAL_S) * LINK_PORT_INTERVAL_S
+        if key == self._key:
+            return
+        self._key = key
+        try:
+            scene = LinkScene(sim)
+            best = _best_per_class(scene)
+        except LinkError as exc:
+            self._diags.append(_diag(self.prim_path, f"link ports are pending: {exc}"))
+            self.values = [math.nan] * len(self.ports)
+            return
+        for i, (node, _name, tok, suffix) in enumerate(self.ports):
+            peer = best.get((node, tok))
+            self.values[i] = math.nan if peer is None else peer[suffix]
+
+    def reset(self, sim) -> None:
+        self._key = None
+
+    def state_bytes(self) -> bytes:
+        import struct
+
+        return struct.pack(f"<{len(self.values)}d", *self.values)
+
+    def take_diagnostics(self) -> list:
+        out, self._diags = self._diags, []
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def _diag(path: str, message: str):
+    from luncosim_core.diagnostics import Diagnostic
+
+    return Diagnostic("warning", "link-pending", message, path=path, source="links")
+
+
+def _best_per_class(scene: LinkScene) -> dict[tuple[str, str], dict]:
+    """(node, peer class token) -> {range_m, connected, elevation_deg} of the best peer."""
+    g = scene.graph()
+    pos = {n["path"]: np.asarray(n["pos"]) for n in g["nodes"]}
+    up = {n.path: scene.solar_pose(n.path)[1] for n in scene.nodes if isinstance(n.placement, Geodetic)}
+    linked = {(e["a"], e["b"]) for e in g["edges"]} | {(e["b"], e["a"]) for e in g["edges"]}
+    cls = {n.path: _port_token(n.cls) for n in scene.nodes if n.cls}
+    best: dict[tuple[str, str], dict] = {}
+    for a in scene.nodes:
+        for b in scene.nodes:
+            if a.path == b.path or b.path not in cls or a.path.startswith(b.path + "/") or \
+                    b.path.startswith(a.path + "/"):
+                continue
+            d = pos[b.path] - pos[a.path]
+            rng = float(np.linalg.norm(d))
+            u = up.get(a.path)
+            elev = math.degrees(math.asin(max(-1.0, min(1.0, float(u @ d) / rng)))) if u is not None and rng > 0 \
+                else math.nan
+            cand = {"range_m": rng, "connected": 1.0 if (a.path, b.path) in linked else 0.0, "elevation_deg": elev}
+            cur = best.get((a.path, cls[b.path]))
+            if cur is None or (cand["connected"], -rng) > (cur["connected"], -cur["range_m"]):
+                best[(a.path, cls[b.path])] = cand
+    return best
+
+
+def link_port_participants(sim) -> list[LinkPorts]:
+    """One participant publishing the link ports of every node, when the scene has two nodes."""
+    scene = LinkScene(sim)
+    return [LinkPorts(sim, scene)] if len(scene.nodes) >= 2 else []
