@@ -94,6 +94,7 @@ class LinkScene:
         self.anchors: dict[str, _Anchor] = {}
         self.unplaced: list[str] = []
         self.occluder_prims: list[Usd.Prim] = []
+        self.surface_up: dict[str, np.ndarray | None] = {}
         for prim in self.stage.Traverse():
             if _attr(prim, "lunco:occluder") is True:
                 self.occluder_prims.append(prim)
@@ -162,6 +163,7 @@ class LinkScene:
     # -- answers --------------------------------------------------------------------------------
     def graph(self) -> dict:
         positions = {n.path: self.solar_pose(n.path) for n in self.nodes if isinstance(n.placement, Geodetic)}
+        self.surface_up = {p: v[1] for p, v in positions.items()}
         g = link_graph(self.nodes, self.jd, self.occluders(), positions)
         adj: dict[str, list[str]] = {n.path: [] for n in self.nodes}
         for e in g.edges:
@@ -328,7 +330,7 @@ def _best_per_class(scene: LinkScene) -> dict[tuple[str, str], dict]:
     """(node, peer class token) -> {range_m, connected, elevation_deg} of the best peer."""
     g = scene.graph()
     pos = {n["path"]: np.asarray(n["pos"]) for n in g["nodes"]}
-    up = {n.path: scene.solar_pose(n.path)[1] for n in scene.nodes if isinstance(n.placement, Geodetic)}
+    up = scene.surface_up
     linked = {(e["a"], e["b"]) for e in g["edges"]} | {(e["b"], e["a"]) for e in g["edges"]}
     cls = {n.path: _port_token(n.cls) for n in scene.nodes if n.cls}
     best: dict[tuple[str, str], dict] = {}
