@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -120,15 +121,20 @@ class LinkGraph:
 
 def body_position(naif: int, jd_tdb: float) -> np.ndarray:
     """Solar-frame position (m) of a body's centre at a TDB Julian date."""
+    return np.array(_body_position(int(naif), float(jd_tdb)))
+
+
+@lru_cache(maxsize=256)
+def _body_position(naif: int, jd_tdb: float) -> tuple[float, float, float]:
     name = _SKYFIELD_NAME.get(naif)
     if name is None:
         raise LinkError(f"body {naif} is not in the ephemeris (known: {sorted(_SKYFIELD_NAME)})")
     if naif == 0:
-        return np.zeros(3)
+        return (0.0, 0.0, 0.0)
     with EPHEMERIS_LOCK:
         eph, t = ephemeris_at(jd_tdb)
         try:
-            return np.asarray(eph[name].at(t).position.m, dtype=float)
+            return tuple(float(x) for x in eph[name].at(t).position.m)
         except Exception as exc:  # noqa: BLE001 - skyfield raises its own out-of-range error types
             raise EphemerisError(f"the DE421 ephemeris does not cover JD {jd_tdb}: {exc}") from None
 
@@ -197,11 +203,16 @@ def _geodetic(p: Geodetic, jd_tdb: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _earth_orientation(jd_tdb: float) -> np.ndarray:
     """Earth-fixed (ITRS) to ICRF/GCRS at a TDB Julian date (skyfield's full rotation model)."""
+    return np.array(_earth_rotation(float(jd_tdb)))
+
+
+@lru_cache(maxsize=64)
+def _earth_rotation(jd_tdb: float) -> tuple:
     from skyfield.framelib import itrs
 
     with EPHEMERIS_LOCK:
         _eph, t = ephemeris_at(jd_tdb)
-        return np.asarray(itrs.rotation_at(t), dtype=float).T
+        return tuple(map(tuple, np.asarray(itrs.rotation_at(t), dtype=float).T))
 
 
 def kepler_position(k: Kepler, jd_tdb: float) -> np.ndarray:
