@@ -220,3 +220,52 @@ def test_solar_pose_and_body_position_agree_on_the_site(wall_sim):
     assert np.linalg.norm(np.subtract(mast["pos"], moon["pos"])) == pytest.approx(1_737_400.0 + 10.0, abs=0.5)
     assert sim.query(BodyPosition(body=42)).value["found"] is False
     assert not sim.query(SolarPose(entity="/World/Nope")).ok
+
+
+FALLING = HEAD + """
+def Xform "World"
+{
+    double lunco:anchor:lat = -85.0
+    int lunco:anchor:body = 301
+    def PhysicsScene "Physics"
+    {
+        vector3f physics:gravityDirection = (0, -1, 0)
+        float physics:gravityMagnitude = 1.62
+    }
+    def Cube "Lander" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI"])
+    {
+        double size = 1
+        float physics:mass = 10
+        double3 xformOp:translate = (0, 50, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+        def Xform "Antenna"
+        {
+            bool lunco:linkNode = true
+            double3 xformOp:translate = (0, 1, 0)
+            uniform token[] xformOpOrder = ["xformOp:translate"]
+        }
+    }
+    def Xform "Station"
+    {
+        bool lunco:linkNode = true
+        double3 xformOp:translate = (30, 0, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+}
+"""
+
+
+def test_a_node_rides_the_simulated_body_carrying_it(writer, tmp_path):
+    sim = open_simulation(writer(tmp_path / "falling.usda", FALLING))
+    try:
+        sim.run(1)
+        (before,) = _edges(sim)[0].values()
+        sim.run(120)
+        (after,) = _edges(sim)[0].values()
+        body = sim.world_pose("/World/Lander")[0]
+        assert body[1] < 48.0  # it fell
+        expect = math.dist((body[0], body[1] + 1.0, body[2]), (30.0, 0.0, 0.0))
+        assert after["range_m"] == pytest.approx(expect, abs=1e-3)
+        assert after["range_m"] < before["range_m"]
+    finally:
+        sim.close()
