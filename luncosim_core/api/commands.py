@@ -163,6 +163,14 @@ class Links(Query):
 
 
 @dataclass(frozen=True)
+class WifiLinks(Query):
+    """The short-range radio graph over the ``lunco:wifiNode`` link nodes: ``{nodes, adj, edges}``
+    (geometry verdicts and both radios' ``lunco:wifi:maxRangeM``; no class policy)."""
+
+    name: ClassVar[str] = "WifiLinks"
+
+
+@dataclass(frozen=True)
 class SolarPose(Query):
     """A prim's solar-frame position (ICRF axes, barycentric, metres): ``{found, pos}``."""
 
@@ -196,7 +204,7 @@ class CommandResult:
 _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
-                                 StateHash, Links, SolarPose, BodyPosition)}
+                                 StateHash, Links, WifiLinks, SolarPose, BodyPosition)}
 
 
 def from_name(name: str, params: dict[str, Any]) -> Command | Query:

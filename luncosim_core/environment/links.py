@@ -115,6 +115,7 @@ class LinkGraph:
     positions: dict[str, np.ndarray]
     edges: list[Edge] = field(default_factory=list)
     severed: dict[tuple[str, str], str] = field(default_factory=dict)  # why each down pair is down
+    geometry: list[Edge] = field(default_factory=list)  # pairs whose geometry is clear, before the class policy
 
 
 # -- bodies ---------------------------------------------------------------------------------------
@@ -323,6 +324,14 @@ def policy_allows(cls_a: str, cls_b: str) -> bool:
     return True
 
 
+def wifi_edges(graph: LinkGraph, wifi_range_m: dict[str, float]) -> list[Edge]:
+    """The radio graph over the Wi-Fi endpoints (path -> its ``lunco:wifi:maxRangeM``): every pair
+    whose geometry is clear (range, masks, bodies, occluders; no class policy) within both radios'
+    reach."""
+    return [e for e in graph.geometry if e.a in wifi_range_m and e.b in wifi_range_m
+            and e.range_m <= min(wifi_range_m[e.a], wifi_range_m[e.b])]
+
+
 def link_graph(nodes: list[LinkNode], jd_tdb: float, occluders: tuple[Occluder, ...] = (),
                positions: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> LinkGraph:
     """The pairwise verdicts at one instant. ``positions`` (path -> (position, up)) overrides a
@@ -337,11 +346,16 @@ def link_graph(nodes: list[LinkNode], jd_tdb: float, occluders: tuple[Occluder, 
             if nested(a.path, b.path):
                 continue
             why = _severed(a, b, poses, bodies, occluders)
+            rng = float(np.linalg.norm(poses[b.path][0] - poses[a.path][0]))
+            edge = Edge(a.path, b.path, rng, rng / SPEED_OF_LIGHT_M_S)
+            if not why:
+                graph.geometry.append(edge)
+                if not policy_allows(a.cls, b.cls):
+                    why = f"class policy: a rover links only to {', '.join(ROVER_PEERS)}"
             if why:
                 graph.severed[(a.path, b.path)] = why
                 continue
-            rng = float(np.linalg.norm(poses[b.path][0] - poses[a.path][0]))
-            graph.edges.append(Edge(a.path, b.path, rng, rng / SPEED_OF_LIGHT_M_S))
+            graph.edges.append(edge)
     return graph
 
 
@@ -369,8 +383,6 @@ def _severed(a: LinkNode, b: LinkNode, poses: dict, bodies: list, occluders: tup
     for box in occluders:
         if segment_hits_box(pa, pb, box):
             return f"occluder {box.path} blocks the sight-line"
-    if not policy_allows(a.cls, b.cls):
-        return f"class policy: a rover links only to {', '.join(ROVER_PEERS)}"
     return ""
 
 

@@ -32,8 +32,11 @@ from luncosim_core.environment.links import (
     link_graph,
     place,
     site_axes,
+    wifi_edges,
 )
 from luncosim_core.environment.scene import J2000_JD, scenario_epoch_jd
+
+WIFI_DEFAULT_RANGE_M = 5000.0
 
 
 def _attr(prim: Usd.Prim, name: str, default=None):
@@ -95,6 +98,7 @@ class LinkScene:
         self.unplaced: list[str] = []
         self.occluder_prims: list[Usd.Prim] = []
         self.surface_up: dict[str, np.ndarray | None] = {}
+        self.wifi: dict[str, float] = {}  # Wi-Fi endpoints: path -> lunco:wifi:maxRangeM
         for prim in self.stage.Traverse():
             if _attr(prim, "lunco:occluder") is True:
                 self.occluder_prims.append(prim)
@@ -106,6 +110,8 @@ class LinkScene:
                 self.unplaced.append(path)
                 continue
             self.anchors[path] = anchor
+            if _attr(prim, "lunco:wifiNode") is True:
+                self.wifi[path] = _num(prim, "lunco:wifi:maxRangeM", WIFI_DEFAULT_RANGE_M)
             self.nodes.append(LinkNode(path, anchor.placement, str(_attr(prim, "lunco:link:class", "") or ""),
                                        _num(prim, "lunco:link:maxRangeM", DEFAULT_MAX_RANGE_M),
                                        _num(prim, "lunco:link:minElevationDeg", DEFAULT_MIN_ELEVATION_DEG)))
@@ -161,10 +167,26 @@ class LinkScene:
                         (hi - lo) / 2.0 * scales)
 
     # -- answers --------------------------------------------------------------------------------
-    def graph(self) -> dict:
+    def wifi_graph(self) -> dict:
+        """The Wi-Fi graph: ``{nodes: [#{id, path, name, max_range_m}], adj, edges}``."""
+        g = self._kernel_graph()
+        edges = wifi_edges(g, self.wifi)
+        adj: dict[str, list[str]] = {p: [] for p in self.wifi}
+        for e in edges:
+            adj[e.a].append(e.b)
+            adj[e.b].append(e.a)
+        return {"nodes": [{"id": p, "path": p, "name": p.rsplit("/", 1)[-1], "max_range_m": r}
+                          for p, r in self.wifi.items()],
+                "adj": adj,
+                "edges": [{"a": e.a, "b": e.b, "range_m": e.range_m, "light_time_s": e.light_time_s} for e in edges]}
+
+    def _kernel_graph(self):
         positions = {n.path: self.solar_pose(n.path) for n in self.nodes if isinstance(n.placement, Geodetic)}
         self.surface_up = {p: v[1] for p, v in positions.items()}
-        g = link_graph(self.nodes, self.jd, self.occluders(), positions)
+        return link_graph(self.nodes, self.jd, self.occluders(), positions)
+
+    def graph(self) -> dict:
+        g = self._kernel_graph()
         adj: dict[str, list[str]] = {n.path: [] for n in self.nodes}
         for e in g.edges:
             adj[e.a].append(e.b)
@@ -204,6 +226,10 @@ def _local_extent(prim: Usd.Prim) -> tuple[np.ndarray, np.ndarray]:
 
 def answer_links(sim) -> dict:
     return LinkScene(sim).graph()
+
+
+def answer_wifi_links(sim) -> dict:
+    return LinkScene(sim).wifi_graph()
 
 
 def answer_solar_pose(sim, entity: str) -> dict:

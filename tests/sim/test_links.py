@@ -269,3 +269,55 @@ def test_a_node_rides_the_simulated_body_carrying_it(writer, tmp_path):
         assert after["range_m"] < before["range_m"]
     finally:
         sim.close()
+
+
+WIFI = HEAD + """
+def Xform "World"
+{
+    double lunco:anchor:lat = 26.13
+    double lunco:anchor:lon = 3.63
+    int lunco:anchor:body = 301
+    def Xform "RoverA"
+    {
+        bool lunco:linkNode = true
+        bool lunco:wifiNode = true
+        string lunco:link:class = "rover"
+        double3 xformOp:translate = (0, 1, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+    def Xform "RoverB"
+    {
+        bool lunco:linkNode = true
+        bool lunco:wifiNode = true
+        string lunco:link:class = "rover"
+        double3 xformOp:translate = (20, 1, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+    def Xform "FarRover"
+    {
+        bool lunco:linkNode = true
+        bool lunco:wifiNode = true
+        double lunco:wifi:maxRangeM = 50
+        string lunco:link:class = "rover"
+        double3 xformOp:translate = (0, 1, 80)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+}
+"""
+
+
+def test_wifi_connects_rovers_the_direct_policy_keeps_apart(writer, tmp_path):
+    from luncosim_core.api.commands import WifiLinks
+
+    sim = open_simulation(writer(tmp_path / "wifi.usda", WIFI))
+    try:
+        sim.run(1)
+        edges, _g = _edges(sim)
+        assert edges == {}  # rover to rover is policy-down in the direct graph
+        wifi = sim.query(WifiLinks()).value
+        pairs = {frozenset((e["a"], e["b"])) for e in wifi["edges"]}
+        # A-B 20 m inside the default 5 km; FarRover's own 50 m reach keeps it off both (80, 82.5 m)
+        assert pairs == {frozenset(("/World/RoverA", "/World/RoverB"))}
+        assert {n["path"]: n["max_range_m"] for n in wifi["nodes"]}["/World/FarRover"] == 50.0
+    finally:
+        sim.close()

@@ -25,7 +25,8 @@ SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "S
                    "PossessVessel", "ReleaseVessel")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
-                  "CausalTrace", "LintReport", "Links", "SolarPose", "BodyPosition")
+                  "CausalTrace", "LintReport", "Links", "WifiLinks", "SolarPose",
+                  "BodyPosition")
 #: Queries that name one target entity; the others are broad and need ``query_reads``.
 TARGETED_QUERIES = {"ReadPorts": "target", "ListPorts": "target", "QueryUsdPrim": "path",
                     "CausalTrace": "target", "ListConnections": "target", "SolarPose": "entity"}
@@ -160,7 +161,7 @@ class _CommandApi:
             return Unit
         if not res.ok:
             return Unit
-        return to_script(self.links_by_id(res.value) if name == "Links" else res.value)
+        return to_script(self.links_by_id(res.value) if name in ("Links", "WifiLinks") else res.value)
 
     def links_by_id(self, g: dict) -> dict:
         """The ``Links`` graph with every prim path spoken as the entity id ``find()`` returns
@@ -170,7 +171,8 @@ class _CommandApi:
         out["nodes"] = [{**n, "id": gid(n["path"])} for n in g["nodes"]]
         out["adj"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["adj"].items()}
         out["edges"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["edges"]]
-        out["groups"] = {k: [gid(p) for p in v] for k, v in g["groups"].items()}
-        out["owners"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["owners"].items()}
-        out["severed"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["severed"]]
+        if "groups" in g:
+            out["groups"] = {k: [gid(p) for p in v] for k, v in g["groups"].items()}
+            out["owners"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["owners"].items()}
+            out["severed"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["severed"]]
         return out
