@@ -116,6 +116,7 @@ class LinkGraph:
     edges: list[Edge] = field(default_factory=list)
     severed: dict[tuple[str, str], str] = field(default_factory=dict)  # why each down pair is down
     geometry: list[Edge] = field(default_factory=list)  # pairs whose geometry is clear, before the class policy
+    unplaced: dict[str, str] = field(default_factory=dict)  # nodes whose placement failed, and why
 
 
 # -- bodies ---------------------------------------------------------------------------------------
@@ -336,11 +337,15 @@ def link_graph(nodes: list[LinkNode], jd_tdb: float, occluders: tuple[Occluder, 
                positions: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> LinkGraph:
     """The pairwise verdicts at one instant. ``positions`` (path -> (position, up)) overrides a
     node's placement (a scene-local node riding a simulated body)."""
-    poses = {}
+    poses, unplaced = {}, {}
     for n in nodes:
-        poses[n.path] = positions[n.path] if positions and n.path in positions else place(n.placement, jd_tdb)
+        try:
+            poses[n.path] = positions[n.path] if positions and n.path in positions else place(n.placement, jd_tdb)
+        except LinkError as exc:  # one bad placement leaves that node out, not the whole graph
+            unplaced[n.path] = str(exc)
+    nodes = [n for n in nodes if n.path in poses]
     bodies = [(naif, body_position(naif, jd_tdb), r) for naif, r in sorted(RADII.items())]
-    graph = LinkGraph(nodes, {p: v[0] for p, v in poses.items()})
+    graph = LinkGraph(nodes, {p: v[0] for p, v in poses.items()}, unplaced=unplaced)
     for i, a in enumerate(nodes):
         for b in nodes[i + 1:]:
             if nested(a.path, b.path):

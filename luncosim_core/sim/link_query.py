@@ -95,7 +95,7 @@ class LinkScene:
         self.jd = scenario_epoch_jd(self.stage) + float(sim.time) / 86400.0
         self.nodes: list[LinkNode] = []
         self.anchors: dict[str, _Anchor] = {}
-        self.unplaced: list[str] = []
+        self.unplaced: dict[str, str] = {}
         self.occluder_prims: list[Usd.Prim] = []
         self.surface_up: dict[str, np.ndarray | None] = {}
         self.wifi: dict[str, float] = {}  # Wi-Fi endpoints: path -> lunco:wifi:maxRangeM
@@ -107,7 +107,7 @@ class LinkScene:
             path = str(prim.GetPath())
             anchor = anchor_of(prim)
             if anchor is None:
-                self.unplaced.append(path)
+                self.unplaced[path] = "no lunco:orbit, lunco:libration or lunco:anchor on it or above it"
                 continue
             self.anchors[path] = anchor
             if _attr(prim, "lunco:wifiNode") is True:
@@ -171,29 +171,38 @@ class LinkScene:
         """The Wi-Fi graph: ``{nodes: [#{id, path, name, max_range_m}], adj, edges}``."""
         g = self._kernel_graph()
         edges = wifi_edges(g, self.wifi)
-        adj: dict[str, list[str]] = {p: [] for p in self.wifi}
+        radios = {p: r for p, r in self.wifi.items() if p in g.positions}
+        adj: dict[str, list[str]] = {p: [] for p in radios}
         for e in edges:
             adj[e.a].append(e.b)
             adj[e.b].append(e.a)
         return {"nodes": [{"id": p, "path": p, "name": p.rsplit("/", 1)[-1], "max_range_m": r}
-                          for p, r in self.wifi.items()],
+                          for p, r in radios.items()],
                 "adj": adj,
                 "edges": [{"a": e.a, "b": e.b, "range_m": e.range_m, "light_time_s": e.light_time_s} for e in edges]}
 
     def _kernel_graph(self):
-        positions = {n.path: self.solar_pose(n.path) for n in self.nodes if isinstance(n.placement, Geodetic)}
+        positions = {}
+        for n in self.nodes:
+            if isinstance(n.placement, Geodetic):
+                try:
+                    positions[n.path] = self.solar_pose(n.path)
+                except LinkError as exc:
+                    self.unplaced[n.path] = str(exc)
         self.surface_up = {p: v[1] for p, v in positions.items()}
-        return link_graph(self.nodes, self.jd, self.occluders(), positions)
+        g = link_graph([n for n in self.nodes if n.path not in self.unplaced], self.jd, self.occluders(), positions)
+        self.unplaced.update(g.unplaced)
+        return g
 
     def graph(self) -> dict:
         g = self._kernel_graph()
-        adj: dict[str, list[str]] = {n.path: [] for n in self.nodes}
+        adj: dict[str, list[str]] = {n.path: [] for n in g.nodes}
         for e in g.edges:
             adj[e.a].append(e.b)
             adj[e.b].append(e.a)
         groups: dict[str, list[str]] = {}
         owners: dict[str, list[str]] = {}
-        for n in self.nodes:
+        for n in g.nodes:
             if n.cls:
                 groups.setdefault(n.cls, []).append(n.path)
             up = n.path.rsplit("/", 1)[0]
@@ -203,13 +212,13 @@ class LinkScene:
         return {
             "jd": self.jd,
             "nodes": [{"id": n.path, "path": n.path, "name": n.path.rsplit("/", 1)[-1], "class": n.cls,
-                       "pos": [float(x) for x in g.positions[n.path]]} for n in self.nodes],
+                       "pos": [float(x) for x in g.positions[n.path]]} for n in g.nodes],
             "adj": adj,
             "edges": [{"a": e.a, "b": e.b, "range_m": e.range_m, "light_time_s": e.light_time_s} for e in g.edges],
             "groups": groups,
             "owners": owners,
             "severed": [{"a": a, "b": b, "why": why} for (a, b), why in g.severed.items()],
-            "unplaced": list(self.unplaced),
+            "unplaced": [{"path": p, "why": why} for p, why in sorted(self.unplaced.items())],
         }
 
 
@@ -281,6 +290,7 @@ class LinkPorts:
         self.prim_path = scene.nodes[0].path
         self.ports: list[tuple[str, str, str, str]] = []  # (node, port name, peer class token, suffix)
         self._diags: list = []
+        self._reported: set[str] = set()
         tokens = sorted({_port_token(n.cls) for n in scene.nodes if n.cls})
         for n in scene.nodes:
             others = sorted({_port_token(o.cls) for o in scene.nodes if o.cls and o.path != n.path})
@@ -326,6 +336,10 @@ class LinkPorts:
             self._diags.append(_diag(self.prim_path, f"link ports are pending: {exc}"))
             self.values = [math.nan] * len(self.ports)
             return
+        for path, why in scene.unplaced.items():
+            if path not in self._reported:
+                self._reported.add(path)
+                self._diags.append(_diag(path, f"link node {path} is not placed, its link ports stay pending: {why}"))
         for i, (node, _name, tok, suffix) in enumerate(self.ports):
             peer = best.get((node, tok))
             self.values[i] = math.nan if peer is None else peer[suffix]
@@ -360,8 +374,9 @@ def _best_per_class(scene: LinkScene) -> dict[tuple[str, str], dict]:
     linked = {(e["a"], e["b"]) for e in g["edges"]} | {(e["b"], e["a"]) for e in g["edges"]}
     cls = {n.path: _port_token(n.cls) for n in scene.nodes if n.cls}
     best: dict[tuple[str, str], dict] = {}
-    for a in scene.nodes:
-        for b in scene.nodes:
+    placed = [n for n in scene.nodes if n.path in pos]
+    for a in placed:
+        for b in placed:
             if a.path == b.path or b.path not in cls or a.path.startswith(b.path + "/") or \
                     b.path.startswith(a.path + "/"):
                 continue

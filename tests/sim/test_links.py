@@ -321,3 +321,29 @@ def test_wifi_connects_rovers_the_direct_policy_keeps_apart(writer, tmp_path):
         assert {n["path"]: n["max_range_m"] for n in wifi["nodes"]}["/World/FarRover"] == 50.0
     finally:
         sim.close()
+
+
+def test_a_node_that_cannot_be_placed_is_named_and_the_rest_still_answers(writer, tmp_path):
+    text = WIFI.replace('''    def Xform "FarRover"''', '''    def Xform "OnJupiter"
+    {
+        bool lunco:linkNode = true
+        int lunco:orbit:body = 599
+        double lunco:orbit:semiMajorAxisM = 1e8
+    }
+    def Xform "Loose"
+    {
+        def Xform "Feed" { bool lunco:linkNode = true }
+    }
+    def Xform "FarRover"''').replace("double lunco:anchor:lat = 26.13", "")
+    text = text.replace('def Xform "World"\n{', 'def Xform "World"\n{\n    double lunco:anchor:lat = 26.13', 1)
+    sim = open_simulation(writer(tmp_path / "bad.usda", text))
+    try:
+        sim.run(1)
+        _edges_, g = _edges(sim)
+        why = {u["path"]: u["why"] for u in g["unplaced"]}
+        assert "599" in why["/World/OnJupiter"]
+        assert "/World/Loose/Feed" not in why  # placed by the scene's site anchor
+        assert {n["path"] for n in g["nodes"]} == {"/World/RoverA", "/World/RoverB", "/World/FarRover",
+                                                   "/World/Loose/Feed"}
+    finally:
+        sim.close()

@@ -175,4 +175,5 @@ class _CommandApi:
             out["groups"] = {k: [gid(p) for p in v] for k, v in g["groups"].items()}
             out["owners"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["owners"].items()}
             out["severed"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["severed"]]
+            out["unplaced"] = [{**u, "id": gid(u["path"])} for u in g["unplaced"]]
         return out
