@@ -301,6 +301,7 @@ class LinkPorts:
                     self.ports.append((n.path, f"link_{tok}_{suffix}", tok, suffix))
         self.values = [math.nan] * len(self.ports)
         self._key: float | None = None
+        self._up: set[tuple[str, str]] = set()
 
     def port_infos(self) -> list:
         from luncosim_core.ports.model import PortInfo
@@ -331,11 +332,13 @@ class LinkPorts:
         self._key = key
         try:
             scene = LinkScene(sim)
-            best = _best_per_class(scene)
+            graph = scene.graph()
+            best = _best_per_class(scene, graph)
         except LinkError as exc:
             self._diags.append(_diag(self.prim_path, f"link ports are pending: {exc}"))
             self.values = [math.nan] * len(self.ports)
             return
+        self._announce(sim, {(e["a"], e["b"]) for e in graph["edges"]})
         for path, why in scene.unplaced.items():
             if path not in self._reported:
                 self._reported.add(path)
@@ -344,13 +347,29 @@ class LinkPorts:
             peer = best.get((node, tok))
             self.values[i] = math.nan if peer is None else peer[suffix]
 
+    def _announce(self, sim, up: set[tuple[str, str]]) -> None:
+        """``link.aos`` / ``link.los`` to every scenario for each edge that came up / went down since
+        the last recompute (value ``"<id>-<id>"``, lower id first; from the lower-id node)."""
+        gained, lost = up - self._up, self._up - up
+        self._up = up
+        if not gained and not lost:
+            return
+        runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in sim.participants)
+                    if rt is not None and hasattr(rt, "inject")}
+        for rt in runtimes.values():
+            for name, pairs in (("link.aos", gained), ("link.los", lost)):
+                for lo, hi in sorted(tuple(sorted(((rt.id_of(a), a), (rt.id_of(b), b)))) for a, b in pairs):
+                    rt.inject(name, f"{lo[0]}-{hi[0]}", lo[1])
+
     def reset(self, sim) -> None:
         self._key = None
+        self._up = set()
 
     def state_bytes(self) -> bytes:
         import struct
 
-        return struct.pack(f"<{len(self.values)}d", *self.values)
+        up = "\n".join(sorted(f"{a}|{b}" for a, b in self._up)).encode()
+        return struct.pack(f"<{len(self.values)}d", *self.values) + up
 
     def take_diagnostics(self) -> list:
         out, self._diags = self._diags, []
@@ -366,9 +385,9 @@ def _diag(path: str, message: str):
     return Diagnostic("warning", "link-pending", message, path=path, source="links")
 
 
-def _best_per_class(scene: LinkScene) -> dict[tuple[str, str], dict]:
+def _best_per_class(scene: LinkScene, g: dict | None = None) -> dict[tuple[str, str], dict]:
     """(node, peer class token) -> {range_m, connected, elevation_deg} of the best peer."""
-    g = scene.graph()
+    g = scene.graph() if g is None else g
     pos = {n["path"]: np.asarray(n["pos"]) for n in g["nodes"]}
     up = scene.surface_up
     linked = {(e["a"], e["b"]) for e in g["edges"]} | {(e["b"], e["a"]) for e in g["edges"]}

@@ -347,3 +347,41 @@ def test_a_node_that_cannot_be_placed_is_named_and_the_rest_still_answers(writer
                                                    "/World/Loose/Feed"}
     finally:
         sim.close()
+
+
+def test_aos_and_los_reach_scenarios_as_the_sight_line_closes(writer, tmp_path):
+    """The lander's antenna falls behind a wall: the link is acquired at the first recompute and
+    lost once the sight-line dips under the wall's top, each announced once."""
+    wall = '''    def Cube "Wall"
+    {
+        double size = 1
+        bool lunco:occluder = true
+        double3 xformOp:translate = (15, 12, 0)
+        double3 xformOp:scale = (1, 24, 10)
+        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]
+    }
+    def Scope "Watch" (prepend apiSchemas = ["LunCoProgramAPI"])
+    {
+        uniform token info:language = "rhai"
+        string info:sourceCode = """
+fn on_start(me) { this.seen = []; subscribe_prefix("link."); }
+fn on_event(me, evt) { this.seen.push([evt.name, evt.value, sim_tick()]); }
+"""
+    }
+}
+'''
+    text = FALLING[:FALLING.rstrip().rfind("}")] + wall
+    sim = open_simulation(writer(tmp_path / "aos.usda", text))
+    try:
+        sim.run(240)
+        from luncosim_core.scripting.scenario import scenarios_of
+
+        (part,) = scenarios_of(sim)
+        assert part.fault is None, part.fault
+        ids = part.runtime.id_of
+        pair = "-".join(str(i) for i in sorted((ids("/World/Lander/Antenna"), ids("/World/Station"))))
+        seen = part.this["seen"]
+        assert [(name, value) for name, value, _tick in seen] == [("link.aos", pair), ("link.los", pair)]
+        assert seen[0][2] <= 2 and 60 < seen[1][2] < 120  # the sight-line grazes the top near 1.5 s
+    finally:
+        sim.close()
