@@ -88,6 +88,18 @@ def anchor_of(prim: Usd.Prim) -> _Anchor | None:
 class LinkScene:
     """The link nodes and occluders of one simulation, posed at its current time."""
 
+    def at_now(self) -> LinkScene:
+        """The same nodes and occluders at the simulation's current time (no stage walk)."""
+        other = object.__new__(LinkScene)
+        other.__dict__.update(self.__dict__)
+        other.jd = scenario_epoch_jd(self.stage) + float(self.sim.time) / 86400.0
+        other.unplaced = {p: w for p, w in self.unplaced.items() if p not in self._placed_paths()}
+        other.surface_up = {}
+        return other
+
+    def _placed_paths(self) -> set[str]:
+        return {n.path for n in self.nodes}
+
     def __init__(self, sim) -> None:
         self.sim = sim
         self.stage = sim.stage
@@ -300,6 +312,7 @@ class LinkPorts:
                         continue
                     self.ports.append((n.path, f"link_{tok}_{suffix}", tok, suffix))
         self.values = [math.nan] * len(self.ports)
+        self.scene = scene
         self._key: float | None = None
         self._up: set[tuple[str, str]] = set()
 
@@ -331,7 +344,7 @@ class LinkPorts:
             return
         self._key = key
         try:
-            scene = LinkScene(sim)
+            scene = self.scene.at_now()
             graph = scene.graph()
             best = _best_per_class(scene, graph)
         except LinkError as exc:
