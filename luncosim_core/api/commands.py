@@ -191,6 +191,38 @@ class StateHash(Query):
 
 
 @dataclass(frozen=True)
+class Links(Query):
+    """The connectivity graph now: ``{nodes, adj, edges, groups, owners, severed, unplaced}`` over
+    the ``lunco:linkNode`` prims (see docs/scripting.md, "Links")."""
+
+    name: ClassVar[str] = "Links"
+
+
+@dataclass(frozen=True)
+class WifiLinks(Query):
+    """The short-range radio graph over the ``lunco:wifiNode`` link nodes: ``{nodes, adj, edges}``
+    (geometry verdicts and both radios' ``lunco:wifi:maxRangeM``; no class policy)."""
+
+    name: ClassVar[str] = "WifiLinks"
+
+
+@dataclass(frozen=True)
+class SolarPose(Query):
+    """A prim's solar-frame position (ICRF axes, barycentric, metres): ``{found, pos}``."""
+
+    name: ClassVar[str] = "SolarPose"
+    entity: str = ""
+
+
+@dataclass(frozen=True)
+class BodyPosition(Query):
+    """A body's (NAIF id) solar-frame centre and mean radius: ``{found, pos, radius}``."""
+
+    name: ClassVar[str] = "BodyPosition"
+    body: int = 301
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What a command or query returned: ``ok`` with a value, or diagnostics saying why not."""
 
@@ -209,7 +241,7 @@ _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, Pos
                                  AddRuntimeWaypoint, RuntimeWaypointStatus,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
-                                 StateHash)}
+                                 StateHash, Links, WifiLinks, SolarPose, BodyPosition)}
 
 
 def from_name(name: str, params: dict[str, Any]) -> Command | Query:

@@ -19,7 +19,9 @@ import numpy as np
 J2000_JD = 2451545.0
 MOON_RADIUS_M = 1_737_400.0
 MOON_NAIF = 301
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
+#: Held around every skyfield computation (its kernel objects are not thread-safe).
+EPHEMERIS_LOCK = _LOCK
 
 
 class EphemerisError(ValueError):
@@ -36,6 +38,13 @@ def _kernel():
         eph = load_file(f"{get_skyfield_data_path()}/de421.bsp")
         ts = load.timescale(builtin=True)
     return eph, ts
+
+
+def ephemeris_at(jd_tdb: float):
+    """``(the DE421 kernel, a skyfield Time at the TDB Julian date)``; call under EPHEMERIS_LOCK."""
+    with _LOCK:
+        eph, ts = _kernel()
+        return eph, ts.tdb_jd(jd_tdb)
 
 
 def moon_orientation(jd_tdb: float) -> np.ndarray:

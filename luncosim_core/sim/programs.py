@@ -23,6 +23,7 @@ def program_participants(sim: Simulation) -> list:
     """One participant per program prim whose engine is available, ordered by prim path."""
     from luncosim_core.scripting.scenario import scenario_participants
     from luncosim_core.sim.environment_probe import probe_participants
+    from luncosim_core.sim.link_query import link_port_participants
     from luncosim_core.sim.program_modelica import ModelicaProgram
     from luncosim_core.sim.program_network import network_participants
     from luncosim_core.sim.scene_sun import scene_sun_participants
@@ -33,5 +34,6 @@ def program_participants(sim: Simulation) -> list:
             parts.append(ModelicaProgram(sim, prim))
     parts.extend(probe_participants(sim))
     parts.extend(scene_sun_participants(sim))
+    parts.extend(link_port_participants(sim))
     parts.extend(scenario_participants(sim))
     return sorted(parts, key=lambda p: p.prim_path)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pxr import Usd, UsdGeom
 
 from luncosim_core.api.commands import (
+    BodyPosition,
     CausalTrace,
     CommandResult,
     GetBrokenConnections,
+    Links,
     LintReport,
     ListConnections,
     ListPorts,
@@ -16,7 +18,9 @@ from luncosim_core.api.commands import (
     QueryUsdPrim,
     ReadPorts,
     RuntimeWaypointStatus,
+    SolarPose,
     StateHash,
+    WifiLinks,
 )
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.ports.model import port_key
@@ -67,11 +71,37 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, sim.world.debug_info() if sim.world is not None else None)
     if isinstance(q, StateHash):
         return CommandResult(True, {"tick": sim.tick_count, "hash": sim.state_hash()})
+    if isinstance(q, (Links, WifiLinks, SolarPose, BodyPosition)):
+        return _link_query(sim, q)
     if isinstance(q, LintReport):
         from luncosim_core.lint import lint_report, run_lint
 
         return CommandResult(True, lint_report(run_lint(sim.stage, roots=sim.roots, host=sim.host)))
     return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
+
+
+def _link_query(sim, q: Links | WifiLinks | SolarPose | BodyPosition) -> CommandResult:
+    from luncosim_core.environment.links import EphemerisError, LinkError
+    from luncosim_core.sim.link_query import (
+        answer_body_position,
+        answer_links,
+        answer_solar_pose,
+        answer_wifi_links,
+    )
+
+    try:
+        if isinstance(q, Links):
+            return CommandResult(True, answer_links(sim))
+        if isinstance(q, WifiLinks):
+            return CommandResult(True, answer_wifi_links(sim))
+        if isinstance(q, SolarPose):
+            if not sim.stage.GetPrimAtPath(q.entity):
+                return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.entity}",
+                                                      path=q.entity, source="runtime"))
+            return CommandResult(True, answer_solar_pose(sim, q.entity))
+        return CommandResult(True, answer_body_position(sim, q.body))
+    except (LinkError, EphemerisError) as exc:
+        return CommandResult.error(Diagnostic("error", "link-placement", str(exc), source="runtime"))
 
 
 def _query_prim(sim, q: QueryUsdPrim) -> CommandResult:

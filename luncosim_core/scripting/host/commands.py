@@ -25,10 +25,12 @@ SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "S
                    "PossessVessel", "ReleaseVessel", "SpawnEntity", "AddRuntimeWaypoint")
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
-                  "CausalTrace", "LintReport", "RuntimeWaypointStatus")
+                  "CausalTrace", "LintReport", "RuntimeWaypointStatus", "Links", "WifiLinks", "SolarPose",
+                  "BodyPosition")
 #: Queries that name one target entity; the others are broad and need ``query_reads``.
 TARGETED_QUERIES = {"ReadPorts": "target", "ListPorts": "target", "QueryUsdPrim": "path",
-                    "CausalTrace": "target", "ListConnections": "target", "RuntimeWaypointStatus": "vessel"}
+                    "CausalTrace": "target", "ListConnections": "target", "RuntimeWaypointStatus": "vessel",
+                    "SolarPose": "entity"}
 
 
 def run_lint_report(rt: ScenarioRuntime) -> dict:
@@ -161,4 +163,21 @@ class _CommandApi:
         except (KeyError, TypeError, ValueError) as exc:
             self.failed("query", name, exc)
             return Unit
-        return to_script(res.value) if res.ok else Unit
+        if not res.ok:
+            return Unit
+        return to_script(self.links_by_id(res.value) if name in ("Links", "WifiLinks") else res.value)
+
+    def links_by_id(self, g: dict) -> dict:
+        """The ``Links`` graph with every prim path spoken as the entity id ``find()`` returns
+        (map keys as strings, as Rhai object keys are)."""
+        gid = self.rt.id_of
+        out = dict(g)
+        out["nodes"] = [{**n, "id": gid(n["path"])} for n in g["nodes"]]
+        out["adj"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["adj"].items()}
+        out["edges"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["edges"]]
+        if "groups" in g:
+            out["groups"] = {k: [gid(p) for p in v] for k, v in g["groups"].items()}
+            out["owners"] = {str(gid(k)): [gid(p) for p in v] for k, v in g["owners"].items()}
+            out["severed"] = [{**e, "a": gid(e["a"]), "b": gid(e["b"])} for e in g["severed"]]
+            out["unplaced"] = [{**u, "id": gid(u["path"])} for u in g["unplaced"]]
+        return out
