@@ -38,17 +38,7 @@ def answer_query(sim, q: Query) -> CommandResult:
 def _answer(sim, q: Query) -> CommandResult:
     reg = sim.registry
     if isinstance(q, ReadPorts):
-        ports = reg.ports_of(q.target)
-        if not ports and not sim.stage.GetPrimAtPath(q.target):
-            return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.target}", path=q.target, source="runtime"))
-        names = q.names or tuple(p.name for p in ports)
-        out = {}
-        for name in names:
-            info = reg.info(port_key(q.target, name))
-            if info is None:
-                return CommandResult.error(Diagnostic("error", "port-unknown", f"{q.target} has no port '{name}'", path=q.target, source="runtime"))
-            out[name] = {"value": sim.read(q.target, name), **info.to_json()}
-        return CommandResult(True, out)
+        return _read_ports(sim, q)
     if isinstance(q, ListPorts):
         infos = reg.infos if q.target is None else reg.ports_of(q.target)
         return CommandResult(True, [i.to_json() for i in infos])
@@ -78,6 +68,21 @@ def _answer(sim, q: Query) -> CommandResult:
 
         return CommandResult(True, lint_report(run_lint(sim.stage, roots=sim.roots, host=sim.host)))
     return CommandResult.error(Diagnostic("error", "query-unknown", f"unknown query {q!r}", source="runtime"))
+
+
+def _read_ports(sim, q: ReadPorts) -> CommandResult:
+    reg = sim.registry
+    ports = reg.ports_of(q.target)
+    if not ports and not sim.stage.GetPrimAtPath(q.target):
+        return CommandResult.error(Diagnostic("error", "query-not-found", f"no prim at {q.target}", path=q.target, source="runtime"))
+    names = q.names or tuple(p.name for p in ports)
+    out = {}
+    for name in names:
+        info = reg.info(port_key(q.target, name))
+        if info is None:
+            return CommandResult.error(Diagnostic("error", "port-unknown", f"{q.target} has no port '{name}'", path=q.target, source="runtime"))
+        out[name] = {"value": sim.read(q.target, name), **info.to_json()}
+    return CommandResult(True, out)
 
 
 def _link_query(sim, q: Links | WifiLinks | SolarPose | BodyPosition) -> CommandResult:
