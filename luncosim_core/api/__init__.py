@@ -6,10 +6,12 @@ from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
     AddRuntimeWaypoint,
     ApplyOp,
+    BodyPosition,
     CausalTrace,
     Command,
     CommandResult,
     GetBrokenConnections,
+    Links,
     LintReport,
     ListConnections,
     ListPorts,
@@ -23,9 +25,11 @@ from luncosim_core.api.commands import (
     RuntimeWaypointStatus,
     SetEnvironmentLight,
     SetPorts,
+    SolarPose,
     SpawnEntity,
     StateHash,
     SyncStage,
+    WifiLinks,
     from_name,
 )
 from luncosim_core.api.events import ConsoleLine, Notification, SimEvent
@@ -33,6 +37,7 @@ from luncosim_core.api.host import Host, Pose, SimTime
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 
 __all__ = [
+    "BodyPosition", "Links", "SolarPose", "WifiLinks",
     "AddRuntimeWaypoint", "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
     "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel",
