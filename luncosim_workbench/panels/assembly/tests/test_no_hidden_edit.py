@@ -31,9 +31,20 @@ def _show(opened, qtbot, inspector, path):
     qtbot.waitUntil(lambda: inspector.prim_path == path and bool(inspector.editors), timeout=3000)
 
 
+def _focus(qtbot, field):
+    """Give ``field`` the keyboard focus (its window activated first: on a busy display the
+    window may lose activation to one a previous test left behind)."""
+    def focused() -> bool:
+        if not field.hasFocus():
+            field.window().activateWindow()
+            field.setFocus()
+        return field.hasFocus()
+
+    qtbot.waitUntil(focused, timeout=10000)
+
+
 def _type_into(qtbot, field, text):
-    field.setFocus()
-    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    _focus(qtbot, field)
     field.selectAll()
     qtbot.keyClicks(field, text)
 
@@ -55,8 +66,7 @@ def test_typing_a_translate_records_that_edit_and_nothing_else(opened, qtbot, in
     qtbot.waitUntil(lambda: inspector.editors.get("xformOp:translate") is not field, timeout=2000)  # refreshed
     seen = set()
     first = next(iter(inspector.editors.values()))
-    first.setFocus()
-    qtbot.waitUntil(first.hasFocus, timeout=2000)
+    _focus(qtbot, first)
     for _ in range(2 * len(inspector.editors) + 2):  # walk every field after the refresh
         seen.add(next((n for n, w in inspector.editors.items() if w.hasFocus()), ""))
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
