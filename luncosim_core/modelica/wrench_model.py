@@ -13,13 +13,13 @@ iteration stable for every arrangement. Columns and outputs are ordered by comma
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from pxr import Gf, Usd, UsdGeom
+from pxr import Usd, UsdGeom
 
 from luncosim_core.diagnostics import Diagnostic
-from luncosim_core.usd.networks import FORCE_ACTUATOR_API, is_identifier, path_identifier
+from luncosim_core.usd.actuators import FORCE_ACTUATOR_API, read_force_actuator
+from luncosim_core.usd.networks import is_identifier, path_identifier
 from luncosim_core.usd.schemas import has_schema
 
 WRENCH_INPUTS = ("desired_force_x", "desired_force_y", "desired_force_z",
@@ -45,47 +45,6 @@ def _error(path: str, message: str) -> Diagnostic:
     return Diagnostic("error", "network-invalid", message, path=path, source="modelica")
 
 
-def _body_of(prim: Usd.Prim) -> Usd.Prim | None:
-    p = prim
-    while p and not p.IsPseudoRoot():
-        if has_schema(p, "PhysicsRigidBodyAPI"):
-            return p
-        p = p.GetParent()
-    return None
-
-
-def _rigid(m: Gf.Matrix4d) -> Gf.Matrix4d:
-    """The matrix without scale or shear (rotation and translation only)."""
-    out = Gf.Matrix4d(1.0)
-    out.SetRotateOnly(m.ExtractRotation())
-    out.SetTranslateOnly(m.ExtractTranslation())
-    return out
-
-
-def actuator_column(prim: Usd.Prim, cache: UsdGeom.XformCache) -> tuple[tuple[float, ...] | None, str]:
-    """``(wrench column, why not)`` of one force actuator, in its rigid body's frame."""
-    body = _body_of(prim)
-    if body is None:
-        return None, "has no PhysicsRigidBodyAPI ancestor"
-    direction = prim.GetAttribute("lunco:forceActuator:direction").Get() if prim.GetAttribute(
-        "lunco:forceActuator:direction") else None
-    max_force = prim.GetAttribute("lunco:forceActuator:maxForce").Get() if prim.GetAttribute(
-        "lunco:forceActuator:maxForce") else None
-    if direction is None or not all(math.isfinite(float(c)) for c in direction) or Gf.Vec3d(direction).GetLength() == 0:
-        return None, "has no finite non-zero lunco:forceActuator:direction"
-    if max_force is None or not math.isfinite(float(max_force)) or float(max_force) <= 0:
-        return None, "has no positive lunco:forceActuator:maxForce"
-    rel = cache.GetLocalToWorldTransform(prim) * _rigid(cache.GetLocalToWorldTransform(body)).GetInverse()
-    d = rel.TransformDir(Gf.Vec3d(*(float(c) for c in direction)))
-    if d.GetLength() == 0:
-        return None, "has a direction its transform collapses"
-    d = d.GetNormalized()
-    pos = rel.ExtractTranslation()
-    force = d * float(max_force)
-    torque = Gf.Cross(pos, d) * float(max_force)
-    return (force[0], force[1], force[2], torque[0], torque[1], torque[2]), ""
-
-
 def read_wrench_network(stage: Usd.Stage, root: str, members: list[str]) -> WrenchNetwork:
     """The scope's ports and each member actuator's wrench column (see the module doc)."""
     scope = stage.GetPrimAtPath(root)
@@ -108,11 +67,11 @@ def read_wrench_network(stage: Usd.Stage, root: str, members: list[str]) -> Wren
             net.problems.append(_error(path, f"{path}: actuator output {command!r} is authored more than once "
                                        f"(also by {net.actuators[command]})"))
             continue
-        column, why = actuator_column(prim, cache)
-        if column is None:
+        actuator, why = read_force_actuator(prim, cache)
+        if actuator is None:
             net.problems.append(_error(path, f"{path} is not a valid force actuator: it {why}"))
             continue
-        net.columns[command], net.actuators[command] = column, path
+        net.columns[command], net.actuators[command] = actuator.wrench_column(), path
     _check_ports(net)
     return net
 
