@@ -69,3 +69,14 @@ def test_a_loop_that_also_waits_on_an_unpublished_port_keeps_waiting(writer, tmp
     assert sim.read("/W/Engine", "vehicle_mass") is None and sim.read("/W/Controller", "throttle") is None
     assert not [d for d in seen if d.code == "modelica.feedback-start"]
     assert "/W/Engine" in sim.waits
+
+
+def test_starting_a_feedback_loop_is_deterministic(writer, tmp_path):
+    path = writer(tmp_path / "loop.usda", loop_scene())
+    hashes = []
+    for _ in range(2):
+        sim = open_simulation(path)
+        assert sim.wait_until_ready(180) == ""
+        sim.run(10)
+        hashes.append(sim.state_hash())
+    assert hashes[0] == hashes[1]
