@@ -124,6 +124,7 @@ class ModelicaProgram:
         self._compiled_for = ""
         self._waiting_inputs = ""
         self.missing_inputs: tuple[str, ...] = ()  # inputs the last step attempt waited for
+        self._loop_starts: dict[str, float] = {}  # feedback-loop start values held until a sample arrives
         self._nonfinite: set[str] = set()  # outputs last published as non-finite (reported once)
         self._params_sent: dict[str, float] = {}
         self._running = None  # the participant that has stepped (its clock follows the scene's)
@@ -404,7 +405,12 @@ class ModelicaProgram:
                     self._set_parameter(reg, i, name, float(v))
                 continue
             if math.isnan(v):
-                missing.append(name)
+                if name in self._loop_starts:  # the loop's initial sample holds until a real one arrives
+                    v = self._loop_starts[name]
+                else:
+                    missing.append(name)
+            elif self._loop_starts:
+                self._loop_starts.pop(name, None)
             inputs[name] = float(v)
         if missing and not self._start_feedback_loop(sim, p, missing, inputs):
             self.missing_inputs = tuple(missing)
@@ -429,6 +435,7 @@ class ModelicaProgram:
             var = self.interface.input(name) if self.interface is not None else None
             starts[name] = float(var.start) if var is not None and var.start is not None else 0.0
         inputs.update(starts)
+        self._loop_starts = dict(starts)
         self._diags.append(Diagnostic(
             "info", "modelica.feedback-start",
             "inputs " + ", ".join(f"{n} = {v:g}" for n, v in sorted(starts.items())) + " start from their declared "
@@ -517,6 +524,7 @@ class ModelicaProgram:
         self._running = None
         self._ended = False
         self.missing_inputs = ()
+        self._loop_starts = {}
 
     def state_bytes(self) -> bytes:
         if self.participant is None:
