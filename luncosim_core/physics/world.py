@@ -15,6 +15,7 @@ import pybullet as pb
 from pybullet_utils.bullet_client import BulletClient
 
 from ..diagnostics import Diagnostic
+from .actuators import COMMAND, ForceActuators, read_force_actuators
 from .builder import Builder, Built, JointRt
 from .debug import ColliderInfo, ContactInfo, DebugInfo, JointFrameInfo
 from .frames import Pose, from_xyzw, quat_conj, quat_mul, quat_rotate, quat_to_matrix, to_xyzw
@@ -148,6 +149,9 @@ class PhysicsWorld:
         self.vehicles = VehicleRuntime(c, self._built, self._vessels, self.model.gravity, self.dt)
         self.vehicles.tick_dt = 1.0 / self.tick_hz
         self.vehicles.reflect_rotor_inertia(self.model.bodies)
+        acts, act_diags = read_force_actuators(stage, self._built.bodies)
+        self.diagnostics += act_diags
+        self._actuators = ForceActuators(acts)
         self._ports = self._make_ports()
         self._effort_groups: list[tuple[int, list[int], list[JointRt]]] = []
         self._effort_members: set[str] = set()
@@ -236,6 +240,8 @@ class PhysicsWorld:
                     c.applyExternalForce(b.uid, b.link, self._force[i].tolist(), com, pb.WORLD_FRAME)
                 if self._torque[i].any():
                     c.applyExternalTorque(b.uid, b.link, self._torque[i].tolist(), pb.WORLD_FRAME)
+            if self._actuators.actuators:
+                self._actuators.apply(c, self._built, self._live_body_frame)
             for uid, links, rts in self._effort_groups:
                 pb.setJointMotorControlArray(uid, links, pb.TORQUE_CONTROL,
                                              forces=[rt.command_effort * rt.sign for rt in rts], physicsClientId=self._cid)
@@ -251,6 +257,17 @@ class PhysicsWorld:
             self._zone_events += zone_events(self._zones, tuple(self.body_paths[i] for i in dynamic),
                                              self._com_world[dynamic])
         self._check_escape()
+
+    def _live_body_frame(self, path: str) -> tuple[np.ndarray, np.ndarray]:
+        """The body prim's frame now (mid-tick): position and rotation matrix."""
+        b, c = self._built.bodies[path], self._client
+        if b.link < 0:
+            p, q = c.getBasePositionAndOrientation(b.uid)
+        else:
+            p, q = c.getLinkState(b.uid, b.link, computeForwardKinematics=1)[:2]
+        i = self._index[path]
+        bq = quat_mul(from_xyzw(q), quat_conj(self._com_q[i]))
+        return np.asarray(p) - quat_rotate(bq, self._com_p[i]), quat_to_matrix(bq)
 
     def _make_gears(self, gears, diags) -> None:
         """A gear joint couples two hinges: theta0 - ratio * theta1 stays at its start (pybullet
@@ -586,6 +603,8 @@ class PhysicsWorld:
         for path in sorted(self._joint_by_path):
             for spec in joint_port_specs(path, self._joint_by_path[path].joint.kind):
                 out[(path, spec.name)] = spec
+        for spec in self._actuators.port_specs():
+            out[(spec.prim_path, spec.name)] = spec
         for ray in self.sensors.rays:
             for name in RAY_OUTPUTS:
                 out[(ray.path, name)] = PortSpec(ray.path, name, "out", "s" if name == "ray_sample_time" else (
@@ -617,6 +636,8 @@ class PhysicsWorld:
 
     def read_port(self, prim_path: str, name: str) -> float:
         spec = self._spec(prim_path, name)
+        if name == COMMAND and prim_path in self._actuators.command:
+            return float(self._actuators.command[prim_path])
         if prim_path in self._index:
             return self._body_port(prim_path, name)
         ray = next((r for r in self.sensors.rays if r.path == prim_path), None)
@@ -699,6 +720,9 @@ class PhysicsWorld:
             raise ValueError(f"{prim_path}.{name} takes a number, got {value!r}") from None
         if not math.isfinite(v):
             raise ValueError(f"{prim_path}.{name} must be finite, got {value!r}")
+        if name == COMMAND and prim_path in self._actuators.command:
+            self._actuators.command[prim_path] = v
+            return
         if prim_path in self._index:
             i = self._index[prim_path]
             prefix, _, ax = name.rpartition("_")

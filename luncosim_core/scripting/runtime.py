@@ -133,11 +133,11 @@ class ScenarioRuntime:
         for fn in list(self.listeners):
             fn(ev)
 
-    def inject(self, name: str, value: Any, source_path: str) -> None:
-        """An event the runtime raised (a trigger-zone crossing), delivered next tick like an
-        ``emit`` from ``source_path``."""
+    def inject(self, name: str, value: Any, source_path: str, severity: str = "info") -> None:
+        """An event the runtime raised (a trigger-zone crossing, a ``LunCoEvent`` edge), delivered
+        next tick like an ``emit`` from ``source_path``."""
         now = self.host.time()
-        ev = Event(name, value, self.id_of(source_path), source_path, "info", now.time, now.tick)
+        ev = Event(name, value, self.id_of(source_path), source_path, severity, now.time, now.tick)
         self.outbox.append(ev)
         self.telemetry.append(ev)
         for fn in list(self.listeners):

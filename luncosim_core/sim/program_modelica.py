@@ -123,6 +123,8 @@ class ModelicaProgram:
         self.interface = None
         self._compiled_for = ""
         self._waiting_inputs = ""
+        self.missing_inputs: tuple[str, ...] = ()  # inputs the last step attempt waited for
+        self._loop_starts: dict[str, float] = {}  # feedback-loop start values held until a sample arrives
         self._nonfinite: set[str] = set()  # outputs last published as non-finite (reported once)
         self._params_sent: dict[str, float] = {}
         self._running = None  # the participant that has stepped (its clock follows the scene's)
@@ -403,16 +405,43 @@ class ModelicaProgram:
                     self._set_parameter(reg, i, name, float(v))
                 continue
             if math.isnan(v):
-                missing.append(name)
+                if name in self._loop_starts:  # the loop's initial sample holds until a real one arrives
+                    v = self._loop_starts[name]
+                else:
+                    missing.append(name)
+            elif self._loop_starts:
+                self._loop_starts.pop(name, None)
             inputs[name] = float(v)
-        if missing:
+        if missing and not self._start_feedback_loop(sim, p, missing, inputs):
+            self.missing_inputs = tuple(missing)
             self._wait_for(sim, p, missing)
             return
+        self.missing_inputs = ()
         self._waiting_inputs = ""
         self._keep_clock(p, sim.tick_count // self.every)
         p.set_inputs(inputs)
         p.step()
         self._publish(reg, p)
+
+    def _start_feedback_loop(self, sim, p, missing: list[str], inputs: dict[str, float]) -> bool:
+        """A participant that never stepped and waits only on a loop of waiting model participants
+        (:mod:`luncosim_core.sim.feedback`) starts from its missing inputs' start values."""
+        from luncosim_core.sim.feedback import deadlocked
+
+        if self._running is p or not deadlocked(sim, self, missing):
+            return False
+        starts = {}
+        for name in missing:
+            var = self.interface.input(name) if self.interface is not None else None
+            starts[name] = float(var.start) if var is not None and var.start is not None else 0.0
+        inputs.update(starts)
+        self._loop_starts = dict(starts)
+        self._diags.append(Diagnostic(
+            "info", "modelica.feedback-start",
+            "inputs " + ", ".join(f"{n} = {v:g}" for n, v in sorted(starts.items())) + " start from their declared "
+            "start values: they close a feedback loop of participants that all wait for each other",
+            path=self.prim_path, source="modelica"))
+        return True
 
     def _wait_for(self, sim, p, missing: list[str]) -> None:
         """Inputs without a sample: wait, visibly. Before the first step that is ``info``; a
@@ -494,6 +523,8 @@ class ModelicaProgram:
         self._params_sent.clear()
         self._running = None
         self._ended = False
+        self.missing_inputs = ()
+        self._loop_starts = {}
 
     def state_bytes(self) -> bytes:
         if self.participant is None:

@@ -54,6 +54,7 @@ from luncosim_core.sim.environment_state import EnvironmentState, set_environmen
 from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
 from luncosim_core.sim.participants import Participant
+from luncosim_core.sim.port_events import fire_port_events, read_event_bindings
 from luncosim_core.sim.queries import answer_query, world_pose
 from luncosim_core.sim.spawn import execute_spawn
 from luncosim_core.sim.trace import TraceBuffer
@@ -125,6 +126,8 @@ class Simulation:
         for part in self.participants:
             diags += part.take_diagnostics()
         diags += self._build_ports()
+        self.port_events, event_diags = read_event_bindings(self.stage)
+        diags += event_diags
         self.diagnostics = diags
         self._new_diags = list(diags)
         self.fault = self.world.fault
@@ -596,6 +599,8 @@ class Simulation:
             self._step_phase("model")
             reg.apply_holds()
             self.fabric.propagate(reg.values)
+            if self.port_events:
+                fire_port_events(self, self.port_events)
             self._physics_step()
         except ParticipantFailed as failed:
             self.fault = fault_of(failed.error, failed.participant)

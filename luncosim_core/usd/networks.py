@@ -98,6 +98,19 @@ def modelica_networks(stage: Usd.Stage) -> dict[str, list[str]]:
     return out
 
 
+def wrench_networks(stage: Usd.Stage) -> dict[str, list[str]]:
+    """Actuator-wrench networks the runtime compiles: root path -> its member paths (a ``Scope``
+    whose synthesizer is "actuator-wrench"; see :mod:`luncosim_core.modelica.wrench_model`)."""
+    out: dict[str, list[str]] = {}
+    for prim in stage.Traverse():
+        if prim.GetTypeName() != "Scope" or not is_network_root(prim):
+            continue
+        members, _error = network_members(prim)
+        if synthesizer(prim, members) == ACTUATOR_WRENCH:
+            out[str(prim.GetPath())] = members
+    return out
+
+
 def member_networks(stage: Usd.Stage) -> dict[str, str]:
     """Member path -> the network root that compiles it (the first by path when several claim it)."""
     out: dict[str, str] = {}
