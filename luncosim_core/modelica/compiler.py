@@ -20,6 +20,7 @@ from luncosim_core.modelica.index_reduction import reduce_index
 from luncosim_core.modelica.interface import ModelInterface, Variable
 from luncosim_core.modelica.numerics import CASADI_LOCK, Numerics, NumericsError, build_numerics
 from luncosim_core.modelica.source_text import class_header, guess_model_name, line_col
+from luncosim_core.modelica.syntax.resolve import package_root
 
 # Our model library (Workbench package + the bundled Modelica subset), always on the path.
 BUNDLED_LIBRARY = Path(__file__).resolve().parents[2] / "assets" / "models"
@@ -40,16 +41,8 @@ class CompiledModel:
     structural_parameters: frozenset[str] = frozenset()
 
 
-def _package_root(path: Path) -> Path | None:
-    """The directory holding the outermost package that contains ``path`` (or None)."""
-    d = path.parent
-    root = None
-    while (d / "package.mo").is_file():
-        root = d.parent
-        if d.parent == d:
-            break
-        d = d.parent
-    return root
+#: the directory holding the outermost package that contains a file (or None)
+_package_root = package_root
 
 
 def _variables(system: DaeSystem, meta: dict[str, object], starts: dict[str, float],
