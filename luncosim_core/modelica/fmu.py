@@ -195,14 +195,17 @@ class FmuParticipant:
         self._pending[var.name] = values
 
     # -- lifecycle -------------------------------------------------------------------------
-    def reset(self, start_tick: int = 0) -> None:
+    def reset(self, start_tick: int = 0, inputs: Mapping[str, list[float]] | None = None) -> None:
         """Initialize at ``t = start_tick * period`` with the parameter values set so far; inputs
-        go back to the FMU's start values (as :meth:`ModelicaParticipant.reset` does)."""
+        go back to the FMU's start values (as :meth:`ModelicaParticipant.reset` does), or take
+        ``inputs`` (by variable) in initialization mode, as ``fmpy.simulate_fmu`` applies its
+        input signal at the start time."""
         self._params.update(self._pending)
         self._pending.clear()
         fmu = self._fmu
         t0 = start_tick * self.period
         params = [(self._vars[n], v) for n, v in sorted(self._params.items())]
+        held = [(self._vars[n], v) for n, v in sorted((inputs or {}).items())]
         try:
             if self._initialized:
                 fmu.reset()
@@ -214,6 +217,8 @@ class FmuParticipant:
                 fmu.setupExperiment(startTime=t0)
                 self._writer.write(params)
                 fmu.enterInitializationMode()
+            if held:
+                self._writer.write(held)
             fmu.exitInitializationMode()
             self._initialized = True
             self._out = self._reader.read()
@@ -224,8 +229,9 @@ class FmuParticipant:
         self.time = t0
         self.terminated = ""
         self._reinit = False
-        self._inputs: dict[str, list[float]] = {}  # by variable: the values held over the next step
+        self._inputs: dict[str, list[float]] = {k: list(v) for k, v in (inputs or {}).items()}
         self._dirty: set[str] = set()  # inputs changed since the FMU last received them
+        self._inputs_at_init = bool(held)  # the FMU initialized with its first inputs
 
     def _discard(self) -> None:
         fmu, self._fmu = self._fmu, None
@@ -299,10 +305,10 @@ class FmuParticipant:
         if self.terminated:
             raise fmu_error("fmu.terminated", f"FMU {self.name} ended the simulation ({self.terminated}); "
                             "it cannot step further", str(self.path))
-        if self._reinit:  # a fixed parameter changed before the first step: initialize again
-            held = self._inputs
-            self.reset(self.start_tick)
-            self._inputs, self._dirty = held, set(held)
+        if self._reinit or (self._dirty and self.ticks == self.start_tick and not self._inputs_at_init):
+            # a fixed parameter changed, or the first inputs arrived, before the first step:
+            # initialize again with them (an initial state may depend on an input, as in fmpy)
+            self.reset(self.start_tick, inputs=self._inputs)
         t0 = self.ticks * self.period
         t1 = (self.ticks + 1) * self.period
         try:

@@ -246,13 +246,15 @@ def _load(source_text: str, model_name: str | None, layer: str, path: str | None
         try:
             model = get(roots).loads(source_text, model=name, filename=layer)
         except rumoca.RumocaError as exc:
-            # rumoca also scans the file's folder; a stale copy of the same class there is a
-            # "Duplicate class" clash, so compile the buffer alone (no sibling scan) instead.
-            if path is None or "Duplicate class" not in str(exc):
+            # rumoca also scans the file's folder, and a cached session keeps every buffer it has
+            # loaded: a stale copy of the same class there is a "Duplicate class" clash, so
+            # compile the buffer alone in a fresh session (no sibling scan) instead.
+            if "Duplicate class" not in str(exc):
                 raise
             if sessions is not None:
                 sessions.drop(roots)
-            model = _fresh(roots).loads(source_text, model=name, filename=Path(path).name)
+            model = _fresh(roots).loads(source_text, model=name,
+                                        filename=Path(path).name if path else layer)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - rumoca panics surface as BaseException

@@ -13,7 +13,8 @@ which is re-measured one second later).
 
 **Event path** (a crossing was seen, a ``sample``/time event falls in the period, or inputs
 moved a relation): adaptive single Dormand–Prince substeps driven from Python. A crossing is
-bracketed on the dense output and bisected to ``EVENT_TIME_TOL`` seconds; the step is cut there
+bracketed on the dense output and located to ``EVENT_TIME_TOL`` seconds (Illinois on the crossing
+functions, bisection otherwise); the step is cut there
 (the state taken just past the crossing) and the event iteration runs:
 :func:`luncosim_core.modelica.event_functions.event_function` is repeated until discrete values,
 held relations and conditions reach a fixed point (at most ``MAX_EVENT_ITERATIONS``). Scheduled

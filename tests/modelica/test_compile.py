@@ -202,6 +202,20 @@ def test_editor_buffer_without_a_file_compiles():
     assert not empty.ok and empty.diagnostics[0].severity == "error"
 
 
+def test_a_buffer_redefining_a_class_compiled_earlier_in_the_process_compiles(write_model):
+    """A cached session keeps what it loaded: a later buffer with another definition of the same
+    class (an edited model, or a test harness wrapping it) is compiled on its own, not refused."""
+    path = write_model("Spring", SPRING)
+    assert compile_model(path).ok
+    edited = SPRING.replace("8.0", "9.0")
+    again = compile_model(source_text=edited, model_name="Spring", library_roots=[])
+    assert again.ok, again.diagnostics
+    assert again.interface.parameter("k").start == 9.0
+    wrapped = compile_model(source_text=SPRING + "model Wrap\n  Spring s(F = 1.0);\nend Wrap;\n",
+                            model_name="Wrap", library_roots=[])
+    assert wrapped.ok, wrapped.diagnostics
+
+
 def test_a_full_msl_root_shadows_the_bundled_subset(tmp_path):
     msl = tmp_path / "msl" / "Modelica"
     msl.mkdir(parents=True)

@@ -232,3 +232,51 @@ def test_interfaces_other_than_co_simulation_are_refused_by_name(tmp_path, eleme
         FmuParticipant(fmu)
     d = exc.value.diagnostics[0]
     assert d.code == "fmu.unsupported" and offered in d.message and "no co-simulation interface" in d.message
+
+
+SEEDED2 = '''
+from pythonfmu import Fmi2Causality, Fmi2Slave, Real
+
+
+class Seeded2(Fmi2Slave):
+    """x starts at the input u (initialization reads it), then follows dx/dt = u - x."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.u = 0.0
+        self.x = 0.0
+        self.register_variable(Real("u", causality=Fmi2Causality.input))
+        self.register_variable(Real("x", causality=Fmi2Causality.output))
+
+    def exit_initialization_mode(self):
+        self.x = 2.0 * self.u
+
+    def do_step(self, current_time, step_size):
+        self.x += step_size * (self.u - self.x)
+        return True
+'''
+
+
+def test_first_inputs_reach_the_fmu_in_initialization_mode_as_in_fmpy(tmp_path):
+    """fmpy applies its input signal between entering and leaving initialization mode; an FMU
+    whose initial state depends on an input starts from the same place with us."""
+    from fmpy import simulate_fmu
+
+    fmu = build_pythonfmu(tmp_path, "seeded2.py", SEEDED2)
+    period, n = 0.1, 8
+    signal = np.array([(0.0, 3.0), (10.0, 3.0)], dtype=[("time", np.float64), ("u", np.float64)])
+    ref = simulate_fmu(str(fmu), stop_time=n * period, output_interval=period, input=signal,
+                       output=["x"])
+    p = FmuParticipant(fmu, period=period)
+    ours = []
+    for _ in range(n):
+        p.set_inputs({"u": 3.0})
+        p.step()
+        ours.append(p.outputs()["x"])
+    assert ours == pytest.approx(list(ref["x"][1:n + 1]), abs=1e-12)
+    assert ours[0] == pytest.approx(6.0 + period * (3.0 - 6.0))  # started at 2 * u, not at 0
+    p.reset()  # a reset goes back to the start values: the next first input seeds it again
+    p.set_inputs({"u": 1.0})
+    p.step()
+    assert p.outputs()["x"] == pytest.approx(2.0 + period * (1.0 - 2.0))
+    p.close()
