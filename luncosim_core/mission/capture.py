@@ -5,6 +5,8 @@ robot's assembly (its bodies plus payloads attached to them) and the rest, and p
 ground plane those that can touch the robot: the query interval is the robot's complete vertical
 collision extent, raised by a 0.1 mm lower contact epsilon (the supporting floor drops out) and
 with a 5 cm upper allowance; only obstacles with strictly positive vertical overlap are kept.
+Geometry that collision filtering (filtered pairs, collision groups) keeps from touching every
+body of the robot's assembly is not an obstacle.
 """
 
 from __future__ import annotations
@@ -107,16 +109,20 @@ def capture(host: MissionHost, frame: GroundFrame, robot: str) -> Capture:
         raise CaptureError(f"robot {robot} has bodies but no colliders; its footprint is empty")
     lo = min(p.lo for p in robot_pieces) + LOWER_CONTACT_EPSILON_M
     hi = max(p.hi for p in robot_pieces) + UPPER_ALLOWANCE_M
+    touching = sorted({g.body for g in colliders if g.body in moving})
+    pairs = host.filtered_pairs()
     obstacles: list[Piece] = []
     xmin = ymin = math.inf
     xmax = ymax = -math.inf
     for g in colliders:
         if g.body in moving:
             continue
+        key = g.body or g.prim_path
+        filtered = all((min(key, r), max(key, r)) in pairs for r in touching)
         for piece in project(g, frame, (lo, hi)):
             b = piece.polygon.bounds
             xmin, ymin, xmax, ymax = min(xmin, b[0]), min(ymin, b[1]), max(xmax, b[2]), max(ymax, b[3])
-            if min(piece.hi, hi) - max(piece.lo, lo) > 0.0:
+            if not filtered and min(piece.hi, hi) - max(piece.lo, lo) > 0.0:
                 obstacles.append(piece)
     for piece in robot_pieces:
         b = piece.polygon.bounds

@@ -35,6 +35,19 @@ def _invalid(errors, as_json: bool, source: str) -> int:
     return 2
 
 
+def _no_scene(task, reason: str, as_json: bool) -> int:
+    """Exit 1 when the scene cannot run: every action skipped, with the reason (one JSON object
+    under ``--json``, as for any other failure)."""
+    print(f"luncosim mission run: {reason}", file=sys.stderr)
+    if as_json:
+        actions = [{"name": a.name, "type": a.type, "result": "skipped", "reason": reason, "duration_s": 0.0}
+                   for a in task.actions]
+        json.dump({"result": "failure", "actions": actions, "events": [], "final_poses": {},
+                   "errors": [{"path": "scene", "message": reason}]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return 1
+
+
 def cmd_mission_run(args: argparse.Namespace) -> int:
     from luncosim_core.mission.taskfile import TaskFileError, load_task_file
 
@@ -53,13 +66,11 @@ def cmd_mission_run(args: argparse.Namespace) -> int:
     try:
         sim = open_simulation(args.scene, lunco_root=args.lunco_root)
     except (DiagnosticError, FileNotFoundError) as exc:
-        print(f"luncosim mission run: {exc}", file=sys.stderr)
-        return 1
+        return _no_scene(task, f"the scene did not open: {exc}", args.json)
     try:
         reason = sim.wait_until_ready()
         if reason:
-            print(f"luncosim mission run: the scene is not ready: {reason}", file=sys.stderr)
-            return 1
+            return _no_scene(task, f"the scene is not ready: {reason}", args.json)
         for d in sim.diagnostics:
             if d.is_error and not args.json:
                 print(d, file=sys.stderr)

@@ -55,6 +55,7 @@ class MissionHost(Protocol):
     def body_state(self, path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
     def colliders(self) -> list[ColliderGeometry]: ...
     def attachments(self) -> dict[str, tuple[str, str]]: ...
+    def filtered_pairs(self) -> frozenset[tuple[str, str]]: ...
     def joints(self) -> list: ...
 
 
@@ -138,6 +139,11 @@ class SimulationHost:
 
     def attachments(self) -> dict[str, tuple[str, str]]:
         return self.sim.world.attachments()
+
+    def filtered_pairs(self) -> frozenset[tuple[str, str]]:
+        """Pairs (sorted) of body paths or static collider paths that never collide: filtered
+        pairs and collision groups, as the projection reads them."""
+        return frozenset((min(a, b), max(a, b)) for a, b in self.sim.world.model.filtered_pairs)
 
     def joints(self) -> list:
         """Joint frames in world space (``JointFrameInfo``; positions in stage units)."""

@@ -6,8 +6,9 @@
 3. C1: a fresh capture revalidates the plan. Unchanged world: submit. Changed, and the path now
    collides (focused stale evidence): rebuild from a new C0 (at most ``MAX_REBUILDS`` times).
    Changed but the path stays clear: a bounded same-plan retry takes another capture one tick
-   later and submits once the world holds still (at most ``MAX_SAME_PLAN_RETRIES`` times).
-   Anything else fails closed.
+   later and submits once the world holds still (at most ``MAX_SAME_PLAN_RETRIES`` times); a
+   world still changing after them is a rebuild too. Past ``MAX_REBUILDS`` the motion fails
+   closed (``stale-world``), as does any other failure.
 4. The path is re-anchored to the robot's C1 pose, time-parameterized into a control track,
    ``mission.navigation.debug`` (``final: true``) is emitted for the attempt's PNG, and the
    tracking controller drives the robot through its ports to the goal, within tolerance and at
@@ -99,7 +100,10 @@ def navigate(ctx: NavigationContext, motion: NavigationMotion) -> dict:
         if motion.solver is None:
             c1 = c0
             break
+        w1 = time.perf_counter()
         outcome, c1 = _revalidate(ctx, c0, path, footprint, costmap)
+        wall += time.perf_counter() - w1
+        _check_budget(motion, host, tick0, wall)
         if outcome == "submit":
             break
         rebuilds += 1
@@ -197,8 +201,8 @@ def _revalidate(ctx: NavigationContext, c0: Capture, path: NavigationPath, footp
             break
         host.tick()  # let the world settle for one tick, then capture again
         reference = c1
-    raise MotionFailed("stale-world", f"the world kept changing during handoff ({MAX_SAME_PLAN_RETRIES} same-plan "
-                                      "retries); no control was submitted")
+    return (f"the world kept changing during handoff ({MAX_SAME_PLAN_RETRIES} same-plan retries; "
+            f"last change in {', '.join(changed) or 'the world'})"), c1
 
 
 def _robot_moved(path: NavigationPath, c1: Capture) -> bool:

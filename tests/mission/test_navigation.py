@@ -154,6 +154,92 @@ def test_an_obstacle_moved_between_plan_and_handoff_triggers_a_rebuild(tmp_path,
         sim.close()
 
 
+def _run_moving(scene: Path, text: str, mover, watch=()):
+    """Run ``text`` with ``mover(sim, event)`` called on every mission event (someone in the world
+    acting while the mission plans and hands off)."""
+    sim = open_simulation(scene)
+    host = WatchedHost(sim, watch)
+    for _ in range(20):
+        host.tick()
+    runner = MissionRunner(host, parse_task_text(text), run_id="test-run", listeners=(lambda e: mover(sim, e),))
+    return runner.run(), host, sim
+
+
+def test_a_change_off_the_path_gets_a_same_plan_retry_and_submits_without_a_rebuild(tmp_path, debug_tmp):
+    scene = yard(tmp_path / "yard.usda", "Z", (block("Z", "Cart", 2.0, 4.0, 0.8, 0.8),))
+
+    def nudge(sim, event) -> None:  # the cart moves once, far from the path, right after planning
+        if event.name == "mission.navigation.debug.attempt":
+            sim.world.move_kinematic("/Yard/Cart", [2.0, 5.0, 0.4])
+
+    result, host, sim = _run_moving(scene, nav_task("{rover: /Yard/Rover, cart: /Yard/Cart}", go("go", 4.0, 0.0)),
+                                    nudge)
+    try:
+        assert result.result == "success", result.actions
+        stale = [e.payload for e in result.events if e.name == "mission.navigation.stale"]
+        assert [(s["retry"], s["changed"], s["path_blocked"]) for s in stale] == [(0, ["/Yard/Cart"], False)]
+        (ok,) = [e.payload for e in result.events if e.name == "mission.navigation.revalidated"]
+        assert ok["retry"] == 1  # the same plan, submitted once the world held still
+        names = [e.name for e in result.events]
+        assert "mission.navigation.rebuild" not in names
+        assert [e.payload["attempt"] for e in result.events if e.name == "mission.navigation.debug.attempt"] == [1]
+    finally:
+        sim.close()
+
+
+def test_a_world_still_changing_after_the_same_plan_retries_is_rebuilt(tmp_path, debug_tmp):
+    scene = yard(tmp_path / "yard.usda", "Z", (block("Z", "Cart", 2.0, 4.0, 0.8, 0.8),))
+    attempt = [0]
+
+    def keep_moving(sim, event) -> None:  # off the path, but on the move through the first handoff
+        if event.name == "mission.navigation.debug.attempt":
+            attempt[0] = event.payload["attempt"]
+        if attempt[0] == 1 and event.name in ("mission.navigation.debug.attempt", "mission.navigation.stale"):
+            sim.world.move_kinematic("/Yard/Cart", [2.0, 4.0 + 0.5 * (1 + len(moves)), 0.4])
+            moves.append(event.tick)
+
+    moves: list[int] = []
+    result, host, sim = _run_moving(scene, nav_task("{rover: /Yard/Rover, cart: /Yard/Cart}", go("go", 4.0, 0.0)),
+                                    keep_moving)
+    try:
+        assert result.result == "success", result.actions
+        stale = [e.payload for e in result.events if e.name == "mission.navigation.stale"]
+        assert [s["retry"] for s in stale] == [0, 1, 2] and not any(s["path_blocked"] for s in stale)
+        (rebuild,) = [e.payload for e in result.events if e.name == "mission.navigation.rebuild"]
+        assert rebuild["attempt"] == 1 and "kept changing during handoff" in rebuild["reason"]
+        assert [e.payload["attempt"] for e in result.events if e.name == "mission.navigation.debug.attempt"] == [1, 2]
+        final = next(e.payload for e in result.events if e.name == "mission.navigation.debug")
+        assert final["attempt"] == 2
+    finally:
+        sim.close()
+
+
+def test_start_in_collision_and_goal_outside_the_map_fail_with_evidence(tmp_path, debug_tmp):
+    scene = yard(tmp_path / "yard.usda", "Z", (block("Z", "Cart", 3.0, 4.0, 0.4, 0.4),))
+
+    def park_on_the_rover(sim, event) -> None:
+        if event.name == "mission.action.started":
+            sim.world.move_kinematic("/Yard/Cart", [0.4, 0.0, 0.2])
+
+    aliases = "{rover: /Yard/Rover, cart: /Yard/Cart}"
+    result, host, sim = _run_moving(scene, nav_task(aliases, go("boxed-in", 3.0, 0.0)), park_on_the_rover)
+    try:
+        (action,) = result.actions
+        assert action.result == "failure" and action.reason.startswith("start-in-collision"), action.reason
+        assert "/Yard/Cart" in action.reason
+        (ev,) = [e.payload for e in result.events if e.name == "mission.navigation.debug.attempt"]
+        assert ev["outcome"] == "start-in-collision" and Path(ev["path"]).is_file()
+        sim.world.move_kinematic("/Yard/Cart", [3.0, 4.0, 0.2])
+        far = MissionRunner(host, parse_task_text(nav_task(aliases, go("far", 500.0, 0.0))), run_id="r2").run()
+        (action,) = far.actions
+        assert action.result == "failure" and action.reason.startswith("goal-outside-map"), action.reason
+        (ev,) = [e.payload for e in far.events if e.name == "mission.navigation.debug.attempt"]
+        assert ev["outcome"] == "goal-outside-map" and Path(ev["path"]).is_file()
+        assert not any(e.name == "mission.navigation.debug" for e in far.events)
+    finally:
+        sim.close()
+
+
 def test_attach_carries_the_crate_and_detach_releases_it_on_a_y_up_stage(tmp_path, debug_tmp):
     scene = yard(tmp_path / "yard.usda", "Y", (crate("Y", "Crate", 0.0, 0.9, 0.15),))
     attach = ("      - name: grab\n        type: physical_attachment\n        robot: rover\n        motions:\n"
@@ -241,6 +327,18 @@ def test_cli_mission_run_json_and_exit_codes(tmp_path):
     assert set(doc["final_poses"]["rock"]) == {"x", "y", "z", "yaw"}
     assert (tmp_path / "out" / "result.json").is_file()
     assert list((tmp_path / "out").glob("mission-navigation-ordinal-00000001-attempt-0001.png"))
+    far = tmp_path / "far.yaml"
+    far.write_text(nav_task("{rover: /Yard/Rover}", go("far", 500.0, 0.0)))
+    out = subprocess.run([*cli, "--task", str(far)], capture_output=True, text=True, env=env, timeout=400)
+    assert out.returncode == 1, out.stderr + out.stdout
+    doc = json.loads(out.stdout)
+    assert doc["result"] == "failure" and doc["actions"][0]["reason"].startswith("goal-outside-map")
+    missing = [*cli[:-3], "--scene", str(tmp_path / "nowhere.usda"), "--json", "--task", str(good)]
+    out = subprocess.run(missing, capture_output=True, text=True, env=env, timeout=200)
+    assert out.returncode == 1 and "did not open" in out.stderr
+    doc = json.loads(out.stdout)  # still one JSON object: every action skipped with the reason
+    assert doc["result"] == "failure" and doc["final_poses"] == {}
+    assert [(a["name"], a["result"]) for a in doc["actions"]] == [("hop", "skipped")]
 
 
 class PortLog(WatchedHost):
