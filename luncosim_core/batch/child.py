@@ -6,7 +6,9 @@ to stderr. A crash of this process (a signal, the memory limit) is the parent's 
 
 ``LUNCOSIM_BATCH_INJECT_CRASH`` is a fault-injection aid for testing a cluster set-up: a comma
 list of ``once:TEXT`` (the first attempt of every task whose scene path contains TEXT dies with
-SIGSEGV) and ``always:TEXT`` (every attempt does).
+SIGSEGV), ``always:TEXT`` (every attempt does), ``worker:TEXT`` (the Dask worker running the task
+is killed, every time) and ``worker-once:TEXT`` (only the first time: it needs
+``LUNCOSIM_BATCH_INJECT_LOG``, a file to which every worker kill appends the scene's path).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def _limit_memory(mb: int) -> None:
 
 
 def _maybe_inject_crash(scene: str, attempt: int) -> None:
+    log = os.environ.get("LUNCOSIM_BATCH_INJECT_LOG", "")
     for entry in os.environ.get("LUNCOSIM_BATCH_INJECT_CRASH", "").split(","):
         mode, _, text = entry.strip().partition(":")
         if not text or text not in scene:
@@ -38,6 +41,20 @@ def _maybe_inject_crash(scene: str, attempt: int) -> None:
         if mode == "always" or (mode == "once" and attempt == 1):
             sys.stderr.flush()
             os.kill(os.getpid(), signal.SIGSEGV)
+        if mode == "worker" or (mode == "worker-once" and log and not _logged(log, scene)):
+            if log:
+                with open(log, "a", encoding="utf-8") as f:
+                    f.write(scene + "\n")
+            os.kill(os.getppid(), signal.SIGKILL)  # the worker process that started this child
+            os._exit(9)
+
+
+def _logged(log: str, scene: str) -> bool:
+    try:
+        with open(log, encoding="utf-8") as f:
+            return scene in f.read().splitlines()
+    except OSError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,8 @@ from typing import Any
 from luncosim_core.batch.isolate import crashed_row, run_isolated
 from luncosim_core.batch.spec import BatchTask
 
+ALLOWED_WORKER_FAILURES = 1  # a dead worker's task runs once more, then it is CRASHED
+
 
 class ClusterError(RuntimeError):
     """The cluster could not be started or reached."""
@@ -41,12 +43,18 @@ def open_client(*, workers: int, scheduler: str | None, connect_timeout_s: float
     from dask.distributed import Client, LocalCluster
 
     _quiet_dask()
-    dask.config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "60s"})
+    # a task whose worker process dies is run once more, then recorded as CRASHED (an external
+    # scheduler reads its own setting: DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1)
+    dask.config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "60s",
+                     "distributed.scheduler.allowed-failures": ALLOWED_WORKER_FAILURES})
     if scheduler:
         try:
             return Client(scheduler, timeout=f"{connect_timeout_s}s")
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        except (ValueError, TypeError) as exc:  # not an address Dask understands
+            raise ClusterError(f"--scheduler {scheduler!r} is not a Dask scheduler address "
+                               f"(e.g. tcp://HOST:8786): {exc}") from None
     try:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address="127.0.0.1:0", host="127.0.0.1")

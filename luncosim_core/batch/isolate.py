@@ -64,10 +64,12 @@ def run_isolated(task_json: str, timeout_s: float | None = None, memory_mb: int 
         if result is not None and result.get("verdict") != "CRASHED":
             return _row(task, result, attempt, started, worker)
         why = result.get("reason") if result else _describe_exit(proc.returncode)
+        if result is None and memory_mb > 0 and proc.returncode != 0:
+            why += f" (the memory limit is {int(memory_mb)} MB: a run past it dies this way)"
         tail = err.decode("utf-8", "replace")[-STDERR_TAIL:].strip().splitlines()[-3:]
         reasons.append(f"attempt {attempt}: {why}" + (f" ({' | '.join(tail)})" if tail and result is None else ""))
-    return _row(task, {"verdict": "CRASHED", "exit": proc.returncode if proc.returncode != 0 else None,
-                       "reason": "; ".join(reasons)}, MAX_ATTEMPTS, started, worker)
+    return _row(task, {"verdict": "CRASHED", "exit": None, "reason": "; ".join(reasons)},
+                MAX_ATTEMPTS, started, worker)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

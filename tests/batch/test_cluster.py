@@ -47,6 +47,7 @@ def test_local_cluster_retries_a_crash_once_then_records_crashed(sled_dir, tmp_p
     assert rows["crash_once"]["verdict"] == "PASS" and rows["crash_once"]["attempts"] == "2"
     crashed = rows["crash_always"]
     assert crashed["verdict"] == "CRASHED" and "SIGSEGV" in crashed["reason"] and "attempt 2" in crashed["reason"]
+    assert crashed["exit"] == ""  # no verdict, so no exit code: the reason names the signal
     local = run_task(BatchTask(task_id="x", scene=str(sled_dir / "push_check.usda"), kind="test", ticks=400))
     assert rows["push_check"]["final_hash"] == rows["crash_once"]["final_hash"] == local["final_hash"]
     assert rows["push_check"]["exit"] == "0" and rows["push_check"]["ticks"] == "30"  # Rhai float epsilon
@@ -118,6 +119,38 @@ def test_bad_invocations_exit_2_with_a_reason(sled_dir, tmp_path):
     assert run.returncode == 2 and "matches no file" in run.stderr
     run = batch("--scenes", str(sled_dir / "sled.usda"), "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path))
     assert run.returncode == 2 and "cannot reach the Dask scheduler" in run.stderr
+    for address in ("notanaddress", "http://127.0.0.1:9"):
+        run = batch("--scenes", str(sled_dir / "sled.usda"), "--scheduler", address, "--out", str(tmp_path))
+        assert run.returncode == 2 and "is not a Dask scheduler address" in run.stderr, run.stderr
+
+
+def test_a_dask_worker_that_dies_gets_its_task_run_once_more_then_crashed(sled_dir, tmp_path):
+    for name in ("worker_once", "worker_always"):
+        shutil.copy(sled_dir / "push_check.usda", sled_dir / f"{name}.usda")
+    log = tmp_path / "kills.log"
+    env = {"LUNCOSIM_BATCH_INJECT_CRASH": "worker-once:worker_once,worker:worker_always",
+           "LUNCOSIM_BATCH_INJECT_LOG": str(log)}
+    rows = {}
+    for name in ("worker_once", "worker_always"):  # one at a time: a dying worker takes its queue along
+        run = batch("--scenes", str(sled_dir / f"{name}.usda"), "--workers", "2", "--out", str(tmp_path / name),
+                    "--max-ticks", "400", env=env)
+        (rows[name],) = rows_of(tmp_path / name)
+        assert run.returncode == (0 if name == "worker_once" else 1), run.stdout + run.stderr
+    assert rows["worker_once"]["verdict"] == "PASS"  # its worker died once: it ran again
+    dead = rows["worker_always"]
+    assert dead["verdict"] == "CRASHED" and "Dask worker running it died" in dead["reason"], dead
+    kills = log.read_text().splitlines()
+    assert sum("worker_always" in k for k in kills) == 2  # the first run and one more, no third
+    assert sum("worker_once" in k for k in kills) == 1
+
+
+def test_a_run_past_the_memory_limit_is_crashed_and_says_so(sled_dir, tmp_path):
+    out = tmp_path / "results"
+    run = batch("--scenes", str(sled_dir / "push_check.usda"), "--workers", "1", "--memory-mb", "400",
+                "--out", str(out))
+    assert run.returncode == 1, run.stdout + run.stderr
+    (row,) = rows_of(out)
+    assert row["verdict"] == "CRASHED" and "memory limit" in row["reason"] and row["attempts"] == "2"
 
 
 @pytest.mark.parametrize("bad", [["--workers", "0"], ["--timeout-s", "0"], ["--timeout-s", "nan"]])
