@@ -191,7 +191,10 @@ class BatchPanel(PanelWidget):
         self.progress.setRange(0, len(values))
         self.progress.setValue(0)
         self.run_button.setEnabled(False)
-        self.status.setText(f"Running {len(values)} tasks on a local cluster of {self.workers.value()} workers…")
+        doc = self.ctx.documents.scene
+        note = " (the saved file: unsaved edits are not part of it)" if doc is not None and doc.dirty else ""
+        self.status.setText(f"Running {len(values)} tasks on a local cluster of {self.workers.value()} "
+                            f"workers{note}…")
         self._thread = threading.Thread(target=run_sweep, args=(sweep, self.workers.value(), self.relay),
                                         name="batch", daemon=True)
         self._thread.start()
