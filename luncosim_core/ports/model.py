@@ -53,6 +53,8 @@ class PortInfo:
     declared: bool = False  # authored as inputs:/outputs: on the prim (public)
     description: str = ""
     carries: str = ""  # the owner's narrower value type a write must also fit (ports.types)
+    min_from: str = ""  # where ``minimum`` comes from, in words ("" = the port's own; ports.bounds)
+    max_from: str = ""
 
     @property
     def key(self) -> str:
@@ -63,7 +65,8 @@ class PortInfo:
             "prim": self.prim_path, "name": self.name, "direction": self.direction, "type": self.type,
             "unit": self.unit, "min": self.minimum, "max": self.maximum, "source": self.source,
             "authority": self.authority, "writable": self.writable,
-        } | ({"carries": self.carries} if self.carries else {})
+        } | ({"carries": self.carries} if self.carries else {}) \
+          | ({"min_from": self.min_from} if self.min_from else {}) | ({"max_from": self.max_from} if self.max_from else {})
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 import numpy as np
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.ports.bounds import bound_problem, carry_sink_bounds
 from luncosim_core.ports.model import PortDecl, PortInfo, port_key
 from luncosim_core.ports.types import resolve, value_problem
 from luncosim_core.ports.units import UnitError, conversion
@@ -61,11 +63,21 @@ def _typed_by_declaration(info: PortInfo, decl: PortDecl, diags: list[Diagnostic
     if type_problem:
         diags.append(Diagnostic("error", "port-type-narrowing", f"{info.key}: {type_problem}",
                                 path=info.prim_path, source="ports"))
+    min_from, max_from = _decl_origins(decl)
     return PortInfo(info.prim_path, info.name, info.direction, live, info.unit or decl.unit,
                     info.minimum if info.minimum is not None else decl.minimum,
                     info.maximum if info.maximum is not None else decl.maximum,
                     info.source, info.authority, info.writable, True, info.description or decl.description,
-                    carries or info.carries)
+                    carries or info.carries,
+                    info.min_from if info.minimum is not None else min_from,
+                    info.max_from if info.maximum is not None else max_from)
+
+
+def _decl_origins(decl: PortDecl) -> tuple[str, str]:
+    """The words naming an authored declaration's ``customData`` bounds."""
+    where = f"{decl.prim_path}.{decl.attribute}"
+    return (f"customData min of {where}" if decl.minimum is not None else "",
+            f"customData max of {where}" if decl.maximum is not None else "")
 
 
 def _give_wired_sinks_to_wires(by_key: dict[str, tuple[PortInfo, float]], wired_sinks: Mapping[str, str],
@@ -77,17 +89,13 @@ def _give_wired_sinks_to_wires(by_key: dict[str, tuple[PortInfo, float]], wired_
             continue
         info, _initial = by_key[key]
         if info.source == "usd":
-            by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
-                                    source="wire", authority=f"wire:{source}", writable=False, declared=info.declared,
-                                    description=info.description, carries=info.carries), math.nan)
+            by_key[key] = (replace(info, source="wire", authority=f"wire:{source}", writable=False), math.nan)
         elif info.direction == "out":
             diags.append(Diagnostic("error", "port-owner-conflict",
                                     f"{key} is produced by {info.authority} and also wired from {source}",
                                     path=info.prim_path, source="ports"))
         else:
-            by_key[key] = (PortInfo(info.prim_path, info.name, info.direction, info.type, info.unit, info.minimum, info.maximum,
-                                    source=info.source, authority=info.authority, writable=False, declared=info.declared,
-                                    description=info.description, carries=info.carries), math.nan)
+            by_key[key] = (replace(info, writable=False), math.nan)
 
 
 class PortRegistry:
@@ -126,8 +134,10 @@ class PortRegistry:
             initial = d.default if d.default is not None else math.nan
             by_key[key] = (PortInfo(d.prim_path, d.name, direction, d.type, d.unit, d.minimum, d.maximum,
                                     source="usd", authority="user" if direction == "in" else "imperative",
-                                    writable=True, declared=True, description=d.description), initial)
+                                    writable=True, declared=True, description=d.description,
+                                    min_from=_decl_origins(d)[0], max_from=_decl_origins(d)[1]), initial)
         _give_wired_sinks_to_wires(by_key, wired_sinks, diags)
+        carry_sink_bounds(by_key, wired_sinks)  # an interface port is held to what it drives
         keys = sorted(by_key)
         self.infos = [by_key[k][0] for k in keys]
         self.index = {k: i for i, k in enumerate(keys)}
@@ -198,8 +208,9 @@ class PortRegistry:
             if problem:
                 bad("port-type", f"{key} feeds an {info.carries} value of its {info.source} owner; {problem}")
                 continue
-            if (info.minimum is not None and number < info.minimum) or (info.maximum is not None and number > info.maximum):
-                bad("port-out-of-bounds", f"{key}: {value} is outside [{info.minimum}, {info.maximum}]")
+            problem = bound_problem(key, number, info)
+            if problem:
+                bad("port-out-of-bounds", problem)
                 continue
             ok.append((i, number))
         if problems:
