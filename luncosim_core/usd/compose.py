@@ -8,6 +8,7 @@ with file and line. An escaping asset path is refused (its layer is muted) with 
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -52,8 +53,23 @@ def uri_display(asset: str) -> str:
 
 
 def layer_display(identifier: str, roots: AssetRoots | None = None) -> str:
-    """A readable layer name: the file path, or the URI form for layers reached through a URI."""
-    return uri_display(identifier)
+    """A readable layer name: the file path, or the URI form for layers reached through a URI (a
+    private copy of a file, see :func:`open_layer`, is named by its file)."""
+    return uri_display(private_source(identifier) or identifier)
+
+
+_PRIVATE_ARG = "luncosim_private"
+_PRIVATE_SIBLING = re.compile(r"^(?P<dir>.*/)\.(?P<stem>[^/]+)\.luncosim-private-\d+(?P<ext>\.[^./]+)$")
+_private_serial = itertools.count(1)
+
+
+def private_source(identifier: str) -> str | None:
+    """The file a private layer copy (:func:`open_layer` ``private=True``) was read from, else None."""
+    path, args = Sdf.Layer.SplitIdentifier(identifier)
+    if _PRIVATE_ARG in args:
+        return path
+    m = _PRIVATE_SIBLING.match(identifier)
+    return m.group("dir") + m.group("stem") + m.group("ext") if m else None
 
 
 def parse_layer_error(text: str) -> tuple[str | None, int | None, int | None, str]:
@@ -86,11 +102,17 @@ def crate_problem(path: str) -> str | None:
     return ask(path)
 
 
-def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
+def open_layer(path: str | Path, roots: AssetRoots, *, private: bool = False) -> Sdf.Layer:
     """Open one layer file; a malformed file raises :class:`DiagnosticError` with file and line.
 
-    Only a regular file under the size limit is opened (a FIFO would block, a device never ends)."""
+    Only a regular file under the size limit is opened (a FIFO would block, a device never ends).
+    ``private=True`` reads the file into a layer of its own, never USD's shared (cached) layer of
+    that file: its identifier carries a file-format argument (``PATH:SDF_FORMAT_ARGS:luncosim_private=N``)
+    so relative asset paths still anchor at the file's folder, and edits of either copy never
+    reach the other."""
     path = str(path)
+    if private:
+        return _open_private(path, roots)
     problem = file_problem(path, "layer", MAX_LAYER_BYTES)
     if problem:
         code = "usd-layer-missing" if not os.path.lexists(path) else "usd-layer-unreadable"
@@ -127,6 +149,64 @@ def open_layer(path: str | Path, roots: AssetRoots) -> Sdf.Layer:
     if too_deep:
         raise DiagnosticError(Diagnostic("error", "usd-namespace-too-deep", too_deep, layer=path, source="usd"))
     return layer
+
+
+def _open_private(path: str, roots: AssetRoots) -> Sdf.Layer:
+    problem = file_problem(path, "layer", MAX_LAYER_BYTES)
+    if problem:
+        code = "usd-layer-missing" if not os.path.lexists(path) else "usd-layer-unreadable"
+        raise DiagnosticError(Diagnostic("error", code, problem, layer=path, source="usd"))
+    crate = crate_problem(path)
+    if crate:
+        raise DiagnosticError(Diagnostic("error", "usd-malformed-layer", f"malformed layer: not a valid USD file ({crate})",
+                                         layer=path, source="usd"))
+    serial = str(next(_private_serial))
+    try:
+        with Ar.ResolverContextBinder(roots.resolver_context()), Tf.DiagnosticTrap() as trap:
+            layer = Sdf.Layer.FindOrOpen(path, {_PRIVATE_ARG: serial})
+            trap.Clear()
+    except Tf.ErrorException as exc:
+        # a file only the tolerant reader takes: an in-memory layer named as a sibling of the file
+        # (never written), so its relative asset paths anchor at the same folder
+        folder, name = os.path.split(os.path.abspath(path))
+        stem, ext = os.path.splitext(name)
+        fixed = open_tolerant(os.path.join(folder, f".{stem}.luncosim-private-{serial}{ext}"), path, cache=False)
+        if fixed is not None:
+            return fixed
+        file, line, col, msg = parse_layer_error(tf_error_text(exc))
+        raise DiagnosticError(
+            Diagnostic("error", "usd-malformed-layer", f"malformed layer: {msg}", layer=file or path, line=line, column=col, source="usd")
+        ) from exc
+    if layer is None:
+        raise DiagnosticError(Diagnostic("error", "usd-layer-missing", f"cannot open layer {path}: no such file", layer=path, source="usd"))
+    too_deep = namespace_problem(layer)
+    if too_deep:
+        raise DiagnosticError(Diagnostic("error", "usd-namespace-too-deep", too_deep, layer=path, source="usd"))
+    return layer
+
+
+def reread_layer(layer: Sdf.Layer, path: str | Path, roots: AssetRoots) -> None:
+    """Replace ``layer``'s content with the file's text as it is now (its unsaved edits are gone);
+    a file that no longer parses raises :class:`DiagnosticError` and leaves the layer as it was."""
+    path = str(path)
+    problem = file_problem(path, "layer", MAX_LAYER_BYTES)
+    if problem:
+        code = "usd-layer-missing" if not os.path.lexists(path) else "usd-layer-unreadable"
+        raise DiagnosticError(Diagnostic("error", code, problem, layer=path, source="usd"))
+    error = None
+    try:
+        with Ar.ResolverContextBinder(roots.resolver_context()), Tf.DiagnosticTrap() as trap:
+            ok = layer.Reload(True)  # False for an in-memory layer the tolerant reader made
+            trap.Clear()
+        if ok:
+            return
+    except Tf.ErrorException as exc:
+        error = exc
+    if open_tolerant(layer.identifier, path, cache=False) is not None:
+        return
+    file, line, col, msg = parse_layer_error(tf_error_text(error)) if error is not None else (None, None, None, "cannot be read")
+    raise DiagnosticError(Diagnostic("error", "usd-malformed-layer", f"malformed layer: {msg}", layer=file or path,
+                                     line=line, column=col, source="usd")) from error
 
 
 MAX_NAMESPACE_DEPTH = 512  # prims nested deeper than this are refused (no real asset comes close)

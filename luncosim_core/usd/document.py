@@ -19,7 +19,7 @@ from pxr import Sdf, Usd
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.fsutil import atomic_write_text
 from luncosim_core.twin.roots import AssetRoots
-from luncosim_core.usd.compose import compose, open_layer
+from luncosim_core.usd.compose import compose, open_layer, reread_layer
 from luncosim_core.usd.journal import Journal
 from luncosim_core.usd.ops import Op, OpError
 from luncosim_core.usd.usda_merge import merge_edits
@@ -39,6 +39,9 @@ class DocumentClosed(DiagnosticError):
 
 # one document per file: the live documents by resolved path (a closed or collected one leaves)
 _OPEN: weakref.WeakValueDictionary[Path, UsdDocument] = weakref.WeakValueDictionary()
+# what the shared (USD-cached) base layer of a file holds: the stamp of the file it was last read
+# from or saved to by a document; a layer whose file no longer has that stamp is read again
+_READ: dict[str, FileStamp] = {}
 
 
 @dataclass(frozen=True)
@@ -83,12 +86,19 @@ class UsdDocument:
         persist_runtime: bool = False,
         register: bool = True,
     ) -> None:
-        """``register=False``: a private document (a headless run's) that neither holds the file
-        nor takes it over from another; it is still refused under another's unsaved edits."""
+        """``register=False``: a private document (a headless run's: ``open_simulation``, a
+        mission, a batch task) that neither holds the file nor takes it over from another. It reads
+        the file as it is on disk into a base layer of its own (never USD's shared layer of the
+        file), so it never sees nor disturbs another document's unsaved edits, and the other way
+        round; it is not refused under them either.
+
+        A registered document reads the file again when the shared layer of it is not what is on
+        disk (changed by another program since it was read, or edited by a closed document)."""
         self.path = Path(scene).resolve()
+        self.private = not register
         self.closed_reason = ""
         self._edit_target = "base"
-        holder = _OPEN.get(self.path)
+        holder = _OPEN.get(self.path) if register else None
         if holder is not None and holder.dirty:
             raise DocumentInUse(Diagnostic(
                 "error", "usd-document-in-use",
@@ -114,7 +124,11 @@ class UsdDocument:
         """The open document of ``scene`` when there is one (its journal, its unsaved edits), else a
         new one: every panel and client of a file edits the same document."""
         holder = _OPEN.get(Path(scene).resolve())
-        return holder if holder is not None else cls(scene, roots, **kw)
+        if holder is None:
+            return cls(scene, roots, **kw)
+        if not holder.dirty and holder.external_change():
+            holder.reload()  # clean and changed on disk: hand it out as the file is now
+        return holder
 
     def close(self, reason: str = "the document was closed") -> None:
         """Release the file (unsaved edits are dropped: ask first); further edits are refused."""
@@ -136,7 +150,29 @@ class UsdDocument:
         return len(states) - (states.index(self._saved_state) + 1 if self._saved_state in states else 0) or 1
 
     # -- building ----------------------------------------------------------------------
-    def _open(self) -> None:
+    def _base_layer(self, *, reread: bool = False) -> tuple[Sdf.Layer, FileStamp | None]:
+        """The base layer holding the file's text as it is on disk now, and the stamp of that text
+        (taken before reading: a write in between is seen as an external change later)."""
+        stamp = FileStamp.of(self.path)
+        if self.private:
+            old = getattr(self, "base", None)
+            if reread and old is not None:
+                reread_layer(old, self.path, self.roots)
+                return old, stamp
+            return open_layer(self.path, self.roots, private=True), stamp
+        cached = Sdf.Layer.Find(str(self.path)) is not None
+        base = open_layer(self.path, self.roots)
+        # USD hands out its cached layer of the file: an edited one (a closed document's unsaved
+        # edits), one read before another program changed the file, or one read by someone else
+        # at an unknown time is read again, so a reopen always shows what is on disk
+        if cached and (reread or base.dirty or _READ.get(base.identifier) != stamp):
+            reread_layer(base, self.path, self.roots)
+        if stamp is not None:
+            _READ[base.identifier] = stamp
+        return base, stamp
+
+    def _open(self, *, reread: bool = False) -> None:
+        base, stamp = self._base_layer(reread=reread)  # first: a file that cannot be read changes nothing
         self.view = Sdf.Layer.CreateAnonymous("view.usda")
         self.runtime = Sdf.Layer.CreateAnonymous("runtime.usda")
         if self.persist_runtime and self.runtime_sidecar and self.runtime_sidecar.exists():
@@ -148,21 +184,21 @@ class UsdDocument:
         self._runtime_saved_text = self.runtime.ExportToString()
         self.session = Sdf.Layer.CreateAnonymous("session.usda")
         self.session.subLayerPaths = [self.view.identifier, self.runtime.identifier]
-        base = open_layer(self.path, self.roots)
-        if base.dirty:  # a cached, edited layer from an earlier document: start from disk
-            base.Reload(True)
         self.base = base
         # a layer read through the one-line tolerant path is "dirty" from birth: judge by the journal
         self._saved_state = self.journal.state
-        composed = compose(self.path, self.roots, policy=self.policy, session_layer=self.session, root_layer=base)
+        self._compose()
+        self._stamp = stamp
+        self._base_saved_text = base.ExportToString()
+        self._file_text = _read_text(self.path)
+        self._forms: dict = {}  # how the file wrote statements (see merge_edits)
+
+    def _compose(self) -> None:
+        composed = compose(self.path, self.roots, policy=self.policy, session_layer=self.session, root_layer=self.base)
         self.stage: Usd.Stage = composed.stage
         self.stage.SetEditTarget(Usd.EditTarget(self.base))
         self.diagnostics = composed.diagnostics
         self.missing = composed.missing
-        self._stamp = FileStamp.of(self.path)
-        self._base_saved_text = base.ExportToString()
-        self._file_text = _read_text(self.path)
-        self._forms: dict = {}  # how the file wrote statements (see merge_edits)
 
     @property
     def edit_target(self) -> str:
@@ -262,6 +298,8 @@ class UsdDocument:
             self._file_text = file_text
             self._base_saved_text = base_text
             self._stamp = FileStamp.of(self.path)
+            if not self.private:
+                _READ[self.base.identifier] = self._stamp  # the shared layer holds what was written
         self._saved_state = self.journal.state
         if self.persist_runtime and self.runtime_sidecar is not None:
             rt = self.runtime.ExportToString()
@@ -276,9 +314,9 @@ class UsdDocument:
             raise ExternalChangeConflict(
                 Diagnostic("error", "usd-unsaved-edits", f"{self.path} has unsaved edits; reload would lose them", layer=str(self.path), source="usd")
             )
-        self.base.Reload(True)
+        self._open(reread=True)
         self.journal.clear()
-        self._open()
+        self._saved_state = self.journal.state
         self.reloaded.emit()
 
     def export_layers(self) -> dict[str, str]:

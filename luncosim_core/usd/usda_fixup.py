@@ -134,10 +134,12 @@ def normalize_usda(text: str) -> str:
 _FIXED: dict[str, tuple[int, Sdf.Layer]] = {}  # identifier -> (file mtime, layer), kept alive
 
 
-def open_tolerant(identifier: str, real_path: str | Path) -> Sdf.Layer | None:
+def open_tolerant(identifier: str, real_path: str | Path, *, cache: bool = True) -> Sdf.Layer | None:
     """Open ``real_path`` with :func:`normalize_usda` as a layer named ``identifier``.
 
     Returns None when the normalized text still does not parse (the original error stands).
+    ``cache=False`` reads the file again even when its mtime has not changed, and does not keep
+    a layer that was not kept before (a private copy).
     """
     from luncosim_core.fsutil import MAX_LAYER_BYTES, UnreadableFile, read_text_limited
 
@@ -146,7 +148,7 @@ def open_tolerant(identifier: str, real_path: str | Path) -> Sdf.Layer | None:
         return None
     mtime = path.stat().st_mtime_ns
     existing = _FIXED.get(identifier)
-    if existing is not None and existing[0] == mtime:
+    if cache and existing is not None and existing[0] == mtime:
         return existing[1]
     try:
         text = normalize_usda(read_text_limited(path, "layer", MAX_LAYER_BYTES))
@@ -160,5 +162,6 @@ def open_tolerant(identifier: str, real_path: str | Path) -> Sdf.Layer | None:
         ok = False
     if not ok:
         return None
-    _FIXED[identifier] = (mtime, layer)
+    if cache or existing is not None:
+        _FIXED[identifier] = (mtime, layer)
     return layer
