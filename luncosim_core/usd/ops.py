@@ -439,7 +439,12 @@ class SetVariantSelection(Op):
 
 @dataclass(frozen=True)
 class SetTransform(Op):
-    """Author translate / rotateXYZ (degrees) / scale ops; the op order is translate, rotate, scale."""
+    """Author translate / rotateXYZ (degrees) / scale ops.
+
+    The prim's authored ``xformOpOrder`` is kept as it is (a pivot stack, a rotate before a
+    translate): an op already in it is only given its new value, and a missing one is inserted
+    where it does not move the others' meaning: translate first, rotate before the first scale,
+    scale last. The order is authored only when an op was inserted."""
 
     kind: ClassVar[str] = "set-transform"
     path: str = ""
@@ -456,8 +461,6 @@ class SetTransform(Op):
         prim = _prim(self, doc, self.path)
         if not prim.IsA(UsdGeom.Xformable):
             raise _fail(self, f"{self.path} ({prim.GetTypeName() or 'typeless'}) is not transformable")
-        import math
-
         for field_name, _ in self._OPS:
             v = getattr(self, field_name)
             if v is not None and (len(v) != 3 or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in v)):
@@ -476,8 +479,9 @@ class SetTransform(Op):
 
     def do(self, doc, layer):
         prim = doc.stage.GetPrimAtPath(self.path)
-        xf = UsdGeom.Xformable(prim)
-        order = list(prim.GetAttribute("xformOpOrder").Get() or []) if prim.GetAttribute("xformOpOrder") else []
+        order_attr = prim.GetAttribute("xformOpOrder")
+        authored = list(order_attr.Get() or []) if order_attr else []
+        order = list(authored)
         for field_name, attr_name in self._OPS:
             value = getattr(self, field_name)
             if value is None:
@@ -488,12 +492,23 @@ class SetTransform(Op):
                 attr = prim.CreateAttribute(attr_name, vt, False)  # a schema property, not custom
             attr.Set(vt.type.pythonClass(*value))
             if attr_name not in order:
-                order.append(attr_name)
-        rank = {"xformOp:translate": 0, "xformOp:rotateXYZ": 1, "xformOp:scale": 2}
-        order.sort(key=lambda n: rank.get(n, 1))
-        xf.GetXformOpOrderAttr().Set(order) if xf.GetXformOpOrderAttr() else prim.CreateAttribute(
-            "xformOpOrder", Sdf.ValueTypeNames.TokenArray, False, Sdf.VariabilityUniform
-        ).Set(order)
+                insert_xform_op(order, attr_name)
+        if order != authored:
+            prim.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray, False, Sdf.VariabilityUniform).Set(order)
+
+
+def insert_xform_op(order: list[str], name: str) -> None:
+    """Put ``name`` (an ``xformOp:*`` the prim lacks) into ``order`` without reordering the ops
+    already there: a translate first, a rotate or orient before the first scale, a scale (and
+    anything else) last."""
+    base = name.split(":")[1] if name.count(":") >= 1 else ""
+    if base == "translate":
+        order.insert(0, name)
+    elif base.startswith("rotate") or base == "orient":
+        scales = [i for i, n in enumerate(order) if n.split(":")[1:2] == ["scale"]]
+        order.insert(scales[0] if scales else len(order), name)
+    else:
+        order.append(name)
 
 
 @dataclass(frozen=True)
