@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
+from PySide6.QtCore import (
+    QAbstractAnimation,
+    QByteArray,
+    QPropertyAnimation,
+    QRect,
+    Qt,
+    QTimer,
+    QUrl,
+)
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QApplication,
@@ -20,6 +28,10 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProxyStyle,
+    QStyle,
+    QStyleFactory,
+    QTabBar,
     QToolBar,
     QWidget,
 )
@@ -72,6 +84,17 @@ def make_viewport(force_placeholder: bool = False) -> tuple[QWidget, object | No
     return label, None
 
 
+class _StillTabBars(QProxyStyle):
+    """The application's style, without the geometry animations Qt's dock layout moves its tab
+    bars with (an animation that already ends at a bar's place makes the layout skip the bar,
+    even after the bar was moved away)."""
+
+    def styleHint(self, hint, option=None, widget=None, data=None):  # noqa: N802 - Qt naming
+        if hint == QStyle.StyleHint.SH_Widget_Animation_Duration:
+            return 0
+        return super().styleHint(hint, option, widget, data)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, *, settings: Path | None = None, viewport: bool = True, frame_hz: float = 30.0,
                  panels: tuple[PanelSpec, ...] | None = None) -> None:
@@ -98,6 +121,7 @@ class MainWindow(QMainWindow):
         self.mission_drawing = None  # the newest drawing a panel published (ctx.show_mission)
         self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
+        self._still_style = None  # the style of the dock tab bars (see _park_stale_tab_bars)
         self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
@@ -666,8 +690,36 @@ class MainWindow(QMainWindow):
             if visible:
                 visible[0].raise_()
         self._size_docks(groups)
+        self._park_stale_tab_bars()
         self.perspective = name
         self.refresh_actions()
+
+    _PARKED = QRect(-32000, -32000, 1, 1)
+
+    def _park_stale_tab_bars(self) -> None:
+        """Move the tab bars of tab groups that no longer exist off screen.
+
+        Re-arranging docks makes Qt (6.11) start a new tab bar for each new tab group and leave
+        the old one where it was, titles and all, so each perspective switch stacked another bar
+        over the docks. The dock layout places every tab bar it uses whenever it lays out: park
+        them all off screen and lay out once; what the layout did not place stays parked. (Not
+        hidden: Qt may hand a parked bar to a later tab group and then only moves it.)"""
+        bars = [b for b in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                if not b.isHidden()]
+        if self._still_style is None:
+            self._still_style = _StillTabBars(QStyleFactory.create(QApplication.style().name()))
+            self._still_style.setParent(self)
+        for bar in bars:
+            for anim in bar.findChildren(QPropertyAnimation, options=Qt.FindChildOption.FindDirectChildrenOnly):
+                if anim.state() == QAbstractAnimation.State.Running:  # a move already under way ends now
+                    anim.setCurrentTime(anim.totalDuration())
+            if not bar.property("stillStyle"):
+                bar.setStyle(self._still_style)  # (wrapped in the theme's style sheet)
+                bar.setProperty("stillStyle", True)
+            bar.setGeometry(self._PARKED)
+        layout = self.layout()
+        layout.invalidate()
+        layout.setGeometry(layout.geometry() if layout.geometry().isValid() else self.rect())
 
     def _size_docks(self, groups: dict[tuple[str, int], list[QDockWidget]]) -> None:
         bottoms = [d for d in self.docks.values() if self.dockWidgetArea(d) == AREAS["bottom"] and not d.isHidden()]
@@ -707,4 +759,5 @@ class MainWindow(QMainWindow):
             self.session.log(self.layout_message)
             self.apply_perspective(layouts.DEFAULT_PERSPECTIVE)
             return False
+        self._park_stale_tab_bars()
         return True

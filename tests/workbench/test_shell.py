@@ -40,6 +40,42 @@ def test_perspectives_reshape_the_docks(window):
     assert window.dockWidgetArea(window.docks["plots"]) == Qt.DockWidgetArea.BottomDockWidgetArea
 
 
+def _tab_bars_on_screen(window) -> list[tuple[str, ...]]:
+    """The dock tab bars a user sees: shown, inside the window, each as its sorted titles."""
+    from PySide6.QtWidgets import QApplication, QTabBar
+
+    QApplication.processEvents()
+    return sorted(tuple(sorted(b.tabText(i) for i in range(b.count())))
+                  for b in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                  if b.isVisible() and window.rect().intersects(b.geometry()))
+
+
+def _tab_groups(window) -> list[tuple[str, ...]]:
+    """The tab groups of shown docks (two or more shown docks tabbed together)."""
+    groups = set()
+    for dock in window.docks.values():
+        mates = [d for d in window.tabifiedDockWidgets(dock) if not d.isHidden()]
+        if not dock.isHidden() and mates:
+            groups.add(tuple(sorted([dock.windowTitle()] + [d.windowTitle() for d in mates])))
+    return sorted(groups)
+
+
+def test_perspective_switches_never_stack_tab_bars(window):
+    """Each switch used to leave the previous tab groups' bars on screen (three "Twin Browser |
+    Layer Stack" bars over the Plots toolbar after Build, Simulate, Debug, Debug, Simulate)."""
+    window.resize(1600, 1000)
+    window.show()
+    counts: dict[str, int] = {}
+    for name in ("Build", "Simulate", "Debug", "Debug", "Simulate", "Build") * 3:
+        window.apply_perspective(name)
+        bars = _tab_bars_on_screen(window)
+        assert bars == _tab_groups(window), name  # one bar per tab group, none left over
+        assert len(bars) == counts.setdefault(name, len(bars)), name
+    window.apply_perspective("Simulate")
+    assert _tab_bars_on_screen(window) == []  # Simulate has no tab groups: no bar anywhere
+    assert counts["Build"] == 2 and counts["Debug"] >= 3
+
+
 def test_a_layout_round_trips_through_the_settings_folder(make_window, tmp_path):
     settings = tmp_path / "roundtrip"
     first = make_window(settings=settings)
