@@ -10,6 +10,7 @@ from luncosim_core.api.commands import (
     CausalTrace,
     Command,
     CommandResult,
+    EvalRhai,
     GetBrokenConnections,
     Links,
     LintReport,
@@ -22,6 +23,7 @@ from luncosim_core.api.commands import (
     ReadPorts,
     ReleasePorts,
     ReleaseVessel,
+    RunRhai,
     RuntimeWaypointStatus,
     SetEnvironmentLight,
     SetPorts,
@@ -39,6 +41,7 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 __all__ = [
     "BodyPosition", "Links", "SolarPose", "WifiLinks",
     "AddRuntimeWaypoint", "ApplyOp", "AttachBodies", "CausalTrace", "Command", "CommandResult", "ConsoleLine", "DetachBodies",
+    "EvalRhai", "RunRhai",
     "GetBrokenConnections", "Host", "LintReport", "ListConnections", "ListPorts", "Notification", "PhysicsDebugInfo",
     "Pose", "PossessVessel", "Query", "QueryUsdPrim", "ReadPorts", "ReleasePorts", "ReleaseVessel",
     "RuntimeWaypointStatus", "SetEnvironmentLight", "SpawnEntity",

@@ -223,6 +223,30 @@ class BodyPosition(Query):
 
 
 @dataclass(frozen=True)
+class EvalRhai(Query):
+    """Evaluate Rhai ``code`` against the running simulation's host API (what scenarios call:
+    ``find``, ``get``, ``world_pos``, ``query`` ...), read only: a command the code issues (``set``,
+    ``cmd``) is refused, not applied. Top-level variables and functions persist per ``session``
+    until the simulation is replaced. Value: ``{ok, type, display, value, printed, refused,
+    warnings}`` or ``{ok: false, error: {kind, message, line, column}, printed, refused, warnings}``."""
+
+    name: ClassVar[str] = "EvalRhai"
+    code: str = ""
+    session: str = "console"
+
+
+@dataclass(frozen=True)
+class RunRhai(Command):
+    """:class:`EvalRhai` with writes: admitted at the next tick like any command (a paused
+    simulation keeps it queued); the commands the code issues apply in that tick, traced to
+    ``console:<session>``. The result's value has the same shape as EvalRhai's."""
+
+    name: ClassVar[str] = "RunRhai"
+    code: str = ""
+    session: str = "console"
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What a command or query returned: ``ok`` with a value, or diagnostics saying why not."""
 
@@ -241,7 +265,7 @@ _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, Pos
                                  AddRuntimeWaypoint, RuntimeWaypointStatus,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
-                                 StateHash, Links, WifiLinks, SolarPose, BodyPosition)}
+                                 StateHash, Links, WifiLinks, SolarPose, BodyPosition, EvalRhai, RunRhai)}
 
 
 def from_name(name: str, params: dict[str, Any]) -> Command | Query:

@@ -8,6 +8,7 @@ from luncosim_core.api.commands import (
     BodyPosition,
     CausalTrace,
     CommandResult,
+    EvalRhai,
     GetBrokenConnections,
     Links,
     LintReport,
@@ -63,6 +64,10 @@ def _answer(sim, q: Query) -> CommandResult:
         return CommandResult(True, {"tick": sim.tick_count, "hash": sim.state_hash()})
     if isinstance(q, (Links, WifiLinks, SolarPose, BodyPosition)):
         return _link_query(sim, q)
+    if isinstance(q, EvalRhai):
+        from luncosim_core.sim.rhai_console import answer_eval_rhai
+
+        return answer_eval_rhai(sim, q)
     if isinstance(q, LintReport):
         from luncosim_core.lint import lint_report, run_lint
 

@@ -32,6 +32,7 @@ from luncosim_core.api.commands import (
     Query,
     ReleasePorts,
     ReleaseVessel,
+    RunRhai,
     SetEnvironmentLight,
     SetPorts,
     SpawnEntity,
@@ -398,6 +399,10 @@ class Simulation:
             return self._sync_stage(cmd, tick, seq)
         if isinstance(cmd, (AttachBodies, DetachBodies)):
             return execute_attachment(self, cmd, tick, seq)
+        if isinstance(cmd, RunRhai):
+            from luncosim_core.sim.rhai_console import execute_run_rhai
+
+            return execute_run_rhai(self, cmd, tick, seq)
         return CommandResult.error(Diagnostic("error", "command-unknown", f"unknown command {cmd!r}", source="runtime"))
 
     def _apply_op(self, cmd: ApplyOp, tick: int, seq: int) -> CommandResult:
