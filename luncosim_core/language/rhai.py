@@ -70,6 +70,28 @@ class SceneFreeHost:
         return None
 
 
+#: Rhai's keywords (highlighting, completion)
+KEYWORDS = ("fn", "let", "const", "if", "else", "while", "loop", "for", "in", "do", "until", "break", "continue",
+            "return", "throw", "try", "catch", "import", "export", "as", "private", "this", "switch", "true",
+            "false", "global", "Fn", "call", "curry", "is_shared")
+
+
+def scene_words(stage, port_keys=()) -> list[str]:
+    """What a string argument of ``find``/``get``/``set`` may name: the prim paths of ``stage``, the
+    port names its prims declare (``inputs:``/``outputs:``) and those the running simulation
+    publishes (``port_keys``: ``/Prim.port``)."""
+    words: set[str] = set()
+    if stage is not None:
+        for prim in stage.Traverse():
+            words.add(str(prim.GetPath()))
+            for attr in prim.GetAuthoredAttributes():
+                name = attr.GetName()
+                if name.startswith(("inputs:", "outputs:")):
+                    words.add(name.split(":", 1)[1])
+    words.update(k.rsplit(".", 1)[-1] for k in port_keys)
+    return sorted(w for w in words if w and " " not in w)
+
+
 @dataclass(frozen=True)
 class HostFunction:
     name: str

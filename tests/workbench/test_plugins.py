@@ -67,7 +67,8 @@ def extra_panels(tmp_path, monkeypatch):
 def test_the_shipped_panels_are_discovered_from_their_folders():
     specs = discover_panels()
     assert [s.id for s in specs] == ["twin_browser", "assembly", "layers", "ports", "plots", "connections",
-                                        "editor", "diagnostics", "console", "diagram", "mission", "batch"]
+                                        "editor", "diagnostics", "console", "diagram", "rhai_console", "mission",
+                                        "batch"]
     for s in specs:
         assert s.icon and s.perspectives, s.id
         assert all(a.id.startswith(s.id + ".") for a in s.actions)

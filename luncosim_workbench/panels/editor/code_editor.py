@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 from pyside6_scintilla import ScintillaEdit
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.language.rhai import KEYWORDS as RHAI_KEYWORD_LIST
 from luncosim_core.text import Splice, TextDocument
 
 SC_MOD_INSERTTEXT = 0x1
@@ -29,8 +30,7 @@ SC_MARK_CIRCLE = 0
 SC_MARGIN_SYMBOL, SC_MARGIN_NUMBER = 0, 1
 SC_ORDER_PERFORMSORT = 1
 
-RHAI_KEYWORDS = ("fn let const if else while loop for in do until break continue return throw try catch "
-                 "import export as private this switch true false global Fn call curry is_shared")
+RHAI_KEYWORDS = " ".join(RHAI_KEYWORD_LIST)
 MODELICA_KEYWORDS = ("model block class package connector record function equation algorithm parameter constant "
                      "input output flow stream discrete extends import within end if then else elseif for loop "
                      "in when elsewhen while annotation initial partial replaceable redeclare final inner outer "

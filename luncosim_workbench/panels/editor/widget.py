@@ -36,7 +36,7 @@ from luncosim_core.language.modelica import (
     library_roots,
     members,
 )
-from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports
+from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports, scene_words
 from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.events import DiagnosticEvent
@@ -316,19 +316,9 @@ class EditorPanel(PanelWidget):
 
     def _scene_words(self) -> list[str]:
         """Prim paths of the open scene and the port names the simulation publishes."""
-        words: set[str] = set()
         doc = self.ctx.documents.scene
-        if doc is not None:
-            words.update(str(p.GetPath()) for p in doc.stage.Traverse())
-            for prim in doc.stage.Traverse():
-                for attr in prim.GetAuthoredAttributes():
-                    name = attr.GetName()
-                    if name.startswith(("inputs:", "outputs:")):
-                        words.add(name.split(":", 1)[1])
         snap = self.ctx.latest
-        if snap is not None:
-            words.update(k.rsplit(".", 1)[-1] for k in snap.port_keys)
-        return sorted(w for w in words if w and " " not in w)
+        return scene_words(doc.stage if doc is not None else None, snap.port_keys if snap is not None else ())
 
     def complete(self, editor: CodeEditor, *, explicit: bool = True) -> list[str]:
         words, typed = self.completions(editor)

@@ -1,0 +1,1 @@
+"""The Rhai console panel: a REPL against the running simulation's host API."""
