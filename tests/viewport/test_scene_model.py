@@ -397,3 +397,52 @@ def test_selecting_a_prim_does_not_highlight_a_sibling_with_a_longer_name(stage_
         )
     ]
     assert changed == ["/A"]
+
+
+YARD = """
+def Cube "Ground" { double size = 1
+    double3 xformOp:translate = (0, 0, -0.5)
+    float3 xformOp:scale = (120, 120, 1)
+    uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"] }
+def Cube "Pad" { double size = 1
+    double3 xformOp:translate = (0, 0, 0.05)
+    float3 xformOp:scale = (4, 4, 0.1)
+    uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"] }
+def Cube "Marker" { double size = 1
+    double3 xformOp:translate = (10, 0, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+def Cube "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) { double size = 2
+    double3 xformOp:translate = (-3, 2, 1)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+"""
+
+
+def test_fit_all_bounds_leave_out_a_ground_far_wider_than_the_rest(stage_from):
+    m = SceneModel(stage_from(YARD))
+    assert m.ground_paths() == ("/Ground",)  # the 4 m pad is flat but not far wider than the rest
+    lo, hi = m.framing_bounds()
+    assert np.allclose(lo, [-4, -2, 0]) and np.allclose(hi, [10.5, 3, 2])  # rover, pad and marker
+    assert np.isclose(m.bounds()[1][0], 60)  # bounds() still holds everything
+
+
+def test_a_scene_of_only_ground_or_of_comparable_prims_is_framed_whole(stage_from):
+    only = SceneModel(stage_from("""
+def Cube "Ground" { double size = 1
+    float3 xformOp:scale = (120, 120, 1)
+    uniform token[] xformOpOrder = ["xformOp:scale"] }
+"""))
+    assert only.ground_paths() == () and np.isclose(only.framing_bounds()[1][0], 60)
+    # a 10 m slab under a 6 m wide layout of boxes is part of the layout, not a far ground
+    near = SceneModel(stage_from("""
+def Cube "Slab" { double size = 1
+    float3 xformOp:scale = (10, 10, 0.2)
+    uniform token[] xformOpOrder = ["xformOp:scale"] }
+def Cube "A" { double size = 1
+    double3 xformOp:translate = (-3, 0, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+def Cube "B" { double size = 1
+    double3 xformOp:translate = (3, 0, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
+""", name="near.usda"))
+    assert near.ground_paths() == ()
+    assert np.allclose(near.framing_bounds()[0], near.bounds()[0])

@@ -163,7 +163,11 @@ def test_fly_camera_moves_forward_with_w(widget, qtbot):
 
 
 def test_fit_scene_frames_the_moving_bodies_not_the_ground(qtbot, tmp_path):
-    """With nothing selected, F (Fit View) frames the vehicles; Home frames the 200 m ground."""
+    """With nothing selected, F (Fit View) frames the vehicles; Home (Fit All) frames everything
+    but the 200 m ground: the rover and the static crate beside it."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
     from luncosim_workbench.viewport import ViewportWidget
 
     w = ViewportWidget(size=(400, 300))
@@ -177,10 +181,16 @@ def Cube "Ground" { double size = 1
 def Cube "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) { double size = 1
     double3 xformOp:translate = (30, 20, 0.5)
     uniform token[] xformOpOrder = ["xformOp:translate"] }
+def Cube "Crate" { double size = 1
+    double3 xformOp:translate = (34, 20, 0.5)
+    uniform token[] xformOpOrder = ["xformOp:translate"] }
 """))
-    w.fit_all()
-    whole = w.viewport.turntable.distance
-    w.fit_scene()
     cam = w.viewport.turntable
+    w.viewport.set_view("iso", frame="keep")
+    QTest.keyClick(w.canvas.native, Qt.Key.Key_Home)
+    assert np.allclose(cam.center, (32, 20, 0.5), atol=0.6)  # the rover and the crate, not (0, 0)
+    home = cam.distance
+    assert home < 20  # framing the ground took about 280
+    w.fit_scene()
     assert np.allclose(cam.center, (30, 20, 0.5), atol=0.6)
-    assert cam.distance < whole / 20
+    assert cam.distance < home

@@ -203,14 +203,17 @@ class ViewportCanvas:
         self.canvas.update()
 
     def fit_all(self) -> None:
-        b = self.model.bounds()
+        """Frame everything drawn except ground planes far larger than the rest of the scene
+        (a 120 m ground under the rovers; ``SceneModel.framing_bounds``)."""
+        b = self.model.framing_bounds()
         if b is None:
             b = (np.array([-5.0, -5.0, 0.0]), np.array([5.0, 5.0, 1.0]))
         self._frame(*b)
 
     def fit_scene(self) -> None:
         """Frame the moving bodies when the stage has any (vehicles, not the 200 m ground), else
-        everything. Used when a stage is loaded and as the default headless camera."""
+        what :meth:`fit_all` frames. Used when a stage is loaded and as the default headless
+        camera."""
         dynamic = [
             p
             for k, b in self.model.buckets.items()

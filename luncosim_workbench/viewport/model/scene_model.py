@@ -32,6 +32,8 @@ def _stamp() -> int:
 HIGHLIGHT_COLOR = np.array([1.0, 0.62, 0.08, 1.0], dtype=np.float32)
 HIGHLIGHT_MIX = 0.65
 PURPOSES = ("default", "render", "proxy", "guide")
+GROUND_RATIO = 4.0  # a flat static prim this many times wider than the rest of the scene is ground
+FLAT_RATIO = 0.1  # ... and at most this tall for its width
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -409,6 +411,65 @@ class SceneModel:
         chunks = [b.positions[b.subtree_vertices(path)] for b in self.buckets.values()]
         chunks = [c for c in chunks if c.shape[0]]
         return np.concatenate(chunks) if chunks else np.zeros((0, 3), np.float32)
+
+    def prim_bounds(self) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
+        """View-frame AABB of each visible drawn prim, with whether it moves (is on a body)."""
+        out: dict[str, tuple[np.ndarray, np.ndarray, bool]] = {}
+        for k, b in self.buckets.items():
+            if not self.is_bucket_visible(k) or b.n_vertices == 0:
+                continue
+            starts = b.vertex_starts[:-1]
+            drawn = np.flatnonzero(b.vertex_starts[1:] > starts)
+            if not drawn.size:
+                continue
+            lo = np.minimum.reduceat(b.positions, starts[drawn], axis=0)
+            hi = np.maximum.reduceat(b.positions, starts[drawn], axis=0)
+            for j, i in enumerate(drawn):
+                path = b.prim_paths[i]
+                if path in out:  # one prim in two buckets (rare): merge
+                    plo, phi, moving = out[path]
+                    out[path] = (np.minimum(plo, lo[j]), np.maximum(phi, hi[j]), moving or k.dynamic)
+                else:
+                    out[path] = (lo[j].astype(np.float64), hi[j].astype(np.float64), k.dynamic)
+        return out
+
+    def ground_paths(self, ratio: float = GROUND_RATIO) -> tuple[str, ...]:
+        """Static, flat prims far wider than everything else (a 120 m ground under 3 m rovers).
+
+        Flat: at most ``FLAT_RATIO`` as tall as wide. Far wider: their width is more than
+        ``ratio`` times the width of the rest of the scene. The widest such prims are dropped
+        one by one while the rule holds; a scene that is only ground keeps it."""
+        boxes = self.prim_bounds()
+
+        def width(lo, hi) -> float:
+            return float(np.max(hi[:2] - lo[:2]))
+
+        flat = sorted((p for p, (lo, hi, moving) in boxes.items()
+                       if not moving and (hi[2] - lo[2]) <= FLAT_RATIO * width(lo, hi)),
+                      key=lambda p: -width(*boxes[p][:2]))
+        grounds: list[str] = []
+        for path in flat:
+            rest = [v for q, v in boxes.items() if q != path and q not in grounds]
+            if not rest:
+                break
+            lo = np.min([v[0] for v in rest], axis=0)
+            hi = np.max([v[1] for v in rest], axis=0)
+            # the rest's extent, at least 1 m: a lone small marker still sits on a real ground
+            if width(*boxes[path][:2]) <= ratio * max(width(lo, hi), float(np.linalg.norm(hi - lo)), 1.0):
+                break
+            grounds.append(path)
+        return tuple(grounds)
+
+    def framing_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """What Fit All frames: everything drawn except ground planes far larger than the rest
+        (:meth:`ground_paths`); None when nothing is drawn."""
+        grounds = set(self.ground_paths())
+        if not grounds:
+            return self.bounds()
+        boxes = [v for p, v in self.prim_bounds().items() if p not in grounds]
+        if not boxes:
+            return self.bounds()
+        return np.min([v[0] for v in boxes], axis=0), np.max([v[1] for v in boxes], axis=0)
 
     def bounds(self, paths: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
         """View-frame AABB of the visible geometry (or of ``paths``); None when nothing is drawn."""
