@@ -28,14 +28,17 @@ from luncosim_workbench.bridge import SimBridge
 
 
 class _UiApplier(QObject):
-    """Carries an op from the API's thread to the UI thread (queued) and applies it there."""
+    """Carries an op (or a transport call) from the API's thread to the UI thread (queued) and
+    applies it there, where the document, the bridge and its telemetry live."""
 
     requested = QtSignal(object, object)  # op, Future
+    called = QtSignal(object)  # a callable run on the UI thread
 
     def __init__(self, apply, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._apply = apply
         self.requested.connect(self._on_requested, Qt.ConnectionType.QueuedConnection)
+        self.called.connect(lambda fn: fn(), Qt.ConnectionType.QueuedConnection)
 
     def _on_requested(self, op, fut: Future) -> None:
         try:
@@ -88,22 +91,22 @@ class BridgeLink:
         self._applier.requested.emit(op, fut)
         return fut
 
+    # transport calls run on the UI thread, as the transport bar's do (the bridge's speed, its
+    # telemetry and the shell's view of them stay in step)
     def play(self) -> None:
-        self.bridge.play()
+        self._applier.called.emit(self.bridge.play)
 
     def pause(self) -> None:
-        self.bridge.pause()
+        self._applier.called.emit(self.bridge.pause)
 
     def step(self, n: int) -> None:
-        self.bridge.step(n)
+        self._applier.called.emit(lambda: self.bridge.step(n))
 
     def reset(self) -> None:
-        self.bridge.reset()
+        self._applier.called.emit(self.bridge.reset)
 
     def set_speed(self, speed: float | None) -> None:
-        worker = self.bridge.worker
-        if worker is not None:
-            worker.set_speed(speed)
+        self._applier.called.emit(lambda: self.bridge.set_speed_factor(speed))
 
 
 class WorkbenchApi:

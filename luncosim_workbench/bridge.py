@@ -63,6 +63,7 @@ class SimBridge(QObject):
     projectionRestarted = Signal(str)  # why (scene opened, document edited, reset)
     simulationStopped = Signal(str)  # why the sim server died (killed by SIGKILL, ...), once
     simulationUnresponsive = Signal(float)  # seconds the sim server has been silent, once a silence
+    speedChanged = Signal(str)  # the speed's name ("1x", "max", "3x" set over the API ...)
 
     def __init__(self, parent: QObject | None = None, *, frame_hz: float = 30.0,
                  capacity: int = DEFAULT_CAPACITY) -> None:
@@ -71,6 +72,7 @@ class SimBridge(QObject):
         self.frame_listeners: list = []  # called on the reader thread with every frame (the API server)
         self.telemetry = TelemetryRing(capacity=capacity)
         self.speed_name = "1x"
+        self.speeds: dict[str, float | None] = dict(SPEEDS)  # the named speeds, plus any set over the API
         self.stop_reason = ""  # why the last sim server died ("" while one runs)
         self._lock = threading.Lock()
         self._latest: WorkbenchSnapshot | None = None
@@ -118,7 +120,7 @@ class SimBridge(QObject):
         self.load(doc, "simulation restarted")
 
     def _start(self, spec: dict) -> None:
-        worker = ServerProcess(spec, speed=SPEEDS[self.speed_name])
+        worker = ServerProcess(spec, speed=self.speeds[self.speed_name])
         worker.frames.connect(self._on_frames)
         worker.stopped.connect(self._on_stopped)
         worker.faulted.connect(self._on_build_fault)
@@ -160,11 +162,24 @@ class SimBridge(QObject):
             self.telemetry.clear()
 
     def set_speed(self, name: str) -> None:
-        if name not in SPEEDS:
-            raise ValueError(f"unknown speed {name!r}; choose one of {', '.join(SPEEDS)}")
+        if name not in self.speeds:
+            raise ValueError(f"unknown speed {name!r}; choose one of {', '.join(self.speeds)}")
+        changed = name != self.speed_name
         self.speed_name = name
         if self.worker:
-            self.worker.set_speed(SPEEDS[name])
+            self.worker.set_speed(self.speeds[name])
+        if changed:
+            self.speedChanged.emit(name)
+
+    def set_speed_factor(self, factor: float | None) -> str:
+        """Run at a real-time ``factor`` (None: as fast as it can), named as the transport bar
+        names speeds; a factor without a name ("3x") becomes one. Returns the name."""
+        name = next((n for n, v in self.speeds.items() if v == factor), None)
+        if name is None:
+            name = f"{factor:g}x"
+            self.speeds[name] = factor
+        self.set_speed(name)
+        return name
 
     @property
     def running(self) -> bool:

@@ -24,7 +24,8 @@ from concurrent.futures import Future
 from aiohttp import WSMsgType, web
 
 from luncosim_core import __version__
-from luncosim_core.api.commands import ApplyOp, Command
+from luncosim_core.api.commands import ApplyOp, Command, CommandResult, SyncStage
+from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.server.local import ServerProcess
 from luncosim_core.server.protocol import (
     PROTOCOL_VERSION,
@@ -121,14 +122,23 @@ class ApiServer:
 
     # ------------------------------------------------------------------ guards
     def _origin_ok(self, request: web.Request) -> str | None:
-        """Why the Host/Origin headers are refused, or None."""
+        """Why the Host/Origin headers are refused, or None.
+
+        Loopback: the Host must be this server's loopback address and port (no DNS rebinding), an
+        Origin that same address. Remote (``allow_remote``, over TLS): the Host is whatever name
+        clients reach the machine by, but an Origin, when a browser sends one, must be this very
+        server (``https://<Host>``): no cross-site requests from a web page either way."""
+        host = request.headers.get("Host", "")
+        origin = request.headers.get("Origin")
         if self.allow_remote:
+            if not host:
+                return "a Host header is required"
+            if origin is not None and origin != f"https://{host}":
+                return f"Origin {origin!r} may not call this server (only https://{host})"
             return None
         loopback = {f"127.0.0.1:{self.port}", f"localhost:{self.port}", f"[::1]:{self.port}"}
-        host = request.headers.get("Host", "")
         if host not in loopback:
             return f"Host header {host!r} is not this server's loopback address"
-        origin = request.headers.get("Origin")
         if origin is not None and origin.partition("://")[2] not in loopback:
             return f"Origin {origin!r} may not call this server"
         return None
@@ -204,6 +214,13 @@ class ApiServer:
         apply_op = getattr(self.link, "apply_op", None)
         if isinstance(value, ApplyOp) and apply_op is not None:
             return apply_op(value.op)
+        if isinstance(value, SyncStage) and apply_op is not None:
+            # the host keeps the document: a scene swapped behind it would drift from what it saves
+            refused: Future = Future()
+            refused.set_result(CommandResult(False, None, (Diagnostic(
+                "error", "api.sync-stage-refused", "SyncStage would replace the simulation's scene behind the "
+                "workbench's document; send ApplyOp edits (they go through its journal)", source="api"),)))
+            return refused
         return self.link.send(value)
 
     async def _until_tick(self, tick: int, timeout: float = 1.0) -> None:

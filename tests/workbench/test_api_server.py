@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from luncosim_core.api import ApplyOp, CausalTrace, QueryUsdPrim, SetPorts
+from luncosim_core.api import ApplyOp, CausalTrace, QueryUsdPrim, SetPorts, SyncStage
 from luncosim_core.server.client import Client
 from luncosim_core.usd.ops import SetAttribute
 from luncosim_workbench.testing import AXLE_FL, wait_future
@@ -53,6 +53,16 @@ def test_the_workbench_serves_its_scene_and_api_edits_are_undoable(opened, qtbot
                     ["attributes"]["size"] == 0.9, timeout=15000)  # mirrored into the simulation
     opened.action("edit.undo").trigger()
     assert doc.stage.GetPrimAtPath(MARKER).GetAttribute("size").Get() == 0.5
+    swap = call(client.command, SyncStage(text="#usda 1.0\n"))  # the scene behind the document's back
+    assert not swap.ok and swap.diagnostics[0].code == "api.sync-stage-refused"
+    assert opened.bridge.latest.port(f"{AXLE_FL}.target_velocity") == -1.5  # still the same world
+
+    call(lambda: client.control("speed", speed=3.0))  # a speed the transport bar has no name for
+    qtbot.waitUntil(lambda: opened.bridge.speed_name == "3x", timeout=10000)
+    assert opened.bridge.speeds["3x"] == 3.0  # kept for a restart, named for the speed box
+    call(lambda: client.control("speed", speed=None))
+    qtbot.waitUntil(lambda: opened.bridge.speed_name == "max", timeout=10000)
+    call(client.pause)
 
     action.trigger()  # stop serving
     assert not action.isChecked() and opened.api is None
