@@ -37,7 +37,7 @@ SYNTAX = [
     ("let x = 5 @ 3;", "Expecting ';'", 1, 11),
     ("let c = 'ab';", "Invalid character literal", 1, 9),
     ("let x = \"\\q\";", "Invalid escape sequence", 1, 11),
-    ("let x = 99999999999999999999;", "Integer literal too large", 1, 9),
+    ("let x = 0x1_0000_0000_0000_0000;", "Integer literal too large", 1, 9),
     ("switch 1 { _ => 1, 2 => 3 }", "default case must be the last", 1, 20),
     ("fn f() {} fn f() {}", "already defined", 1, 14),
     ("let var = 1;", "reserved keyword", 1, 5),

@@ -21,6 +21,9 @@ _OPS1 = set("+-*/%=<>!&|^()[]{},;:.?#@$~")
 _IDENT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _IDENT_CHARS = _IDENT_START | set("0123456789")
 _DIGITS = set("0123456789")
+_HEX = "0123456789abcdefABCDEF_"
+_RADIX = {"x": (16, _HEX), "X": (16, _HEX), "o": (8, "01234567_"), "O": (8, "01234567_"),
+          "b": (2, "01_"), "B": (2, "01_")}
 _SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
 
 
@@ -54,24 +57,9 @@ class Lexer:
         toks: list[Token] = []
         depth = 0
         if self.pos == 0 and src.startswith("#!"):
-            while self.pos < n and src[self.pos] != "\n":
-                self.pos += 1
+            self._skip_line()
         while True:
-            # skip whitespace and comments
-            while self.pos < n:
-                c = src[self.pos]
-                if c == "\n":
-                    self._newline()
-                    self.pos += 1
-                elif c in " \t\r\f\v\ufeff":
-                    self.pos += 1
-                elif c == "/" and src.startswith("//", self.pos):
-                    while self.pos < n and src[self.pos] != "\n":
-                        self.pos += 1
-                elif c == "/" and src.startswith("/*", self.pos):
-                    self._block_comment()
-                else:
-                    break
+            self._skip_space()
             if self.pos >= n:
                 if stop_at_brace:
                     raise self.error("Unterminated ${ ... } in string interpolation")
@@ -79,49 +67,88 @@ class Lexer:
                 return toks
             c = src[self.pos]
             line, col = self.line, self.col()
-            if c in _IDENT_START or (c.isalpha() and not c.isascii()):
-                start = self.pos
-                while self.pos < n and (src[self.pos] in _IDENT_CHARS or
-                                        (not src[self.pos].isascii() and src[self.pos].isalnum())):
-                    self.pos += 1
-                toks.append(("ident", src[start:self.pos], line, col))
+            if c in _IDENT_START:
+                tok = self._ident(line, col)
             elif c in _DIGITS:
-                toks.append(self._number(line, col))
-            elif c == '"':
-                self.pos += 1
-                toks.append(("str", self._string('"', line, col), line, col))
-            elif c == "'":
-                self.pos += 1
-                s = self._string("'", line, col)
-                if len(s) != 1:
-                    raise self.error("Invalid character literal: must hold exactly one character",
-                                     line, col)
-                toks.append(("char", s, line, col))
-            elif c == "`":
-                self.pos += 1
-                toks.append(("istr", self._backtick(line, col), line, col))
-            elif c == "#" and self.pos + 1 < n and src[self.pos + 1] in '#"':
-                toks.append(("str", self._raw_string(line, col), line, col))
+                tok = self._number(line, col)
             else:
-                op = None
-                if src.startswith(_OPS3, self.pos):
-                    op = src[self.pos:self.pos + 3]
-                elif src[self.pos:self.pos + 2] in _OPS2:
-                    op = src[self.pos:self.pos + 2]
-                elif c in _OPS1:
-                    op = c
-                if op is None:
-                    raise self.error(f"Unexpected character '{c}'")
-                self.pos += len(op)
-                if stop_at_brace:
-                    if op in ("{", "#{"):
-                        depth += 1
-                    elif op == "}":
-                        if depth == 0:
+                reader = _READERS.get(c)
+                tok = reader(self, line, col) if reader is not None else None
+                if tok is None:
+                    tok = self._op(c, line, col)
+                    if stop_at_brace:
+                        depth = _brace_depth(tok[1], depth)
+                        if depth < 0:
                             toks.append(("eof", "}", line, col))
                             return toks
-                        depth -= 1
-                toks.append(("op", op, line, col))
+            toks.append(tok)
+
+    def _skip_line(self) -> None:
+        src, n = self.src, len(self.src)
+        while self.pos < n and src[self.pos] != "\n":
+            self.pos += 1
+
+    def _skip_space(self) -> None:
+        """Whitespace and comments."""
+        src, n = self.src, len(self.src)
+        while self.pos < n:
+            c = src[self.pos]
+            if c == "\n":
+                self._newline()
+                self.pos += 1
+            elif c in " \t\r\f\v\ufeff":
+                self.pos += 1
+            elif c == "/" and src.startswith("//", self.pos):
+                self._skip_line()
+            elif c == "/" and src.startswith("/*", self.pos):
+                self._block_comment()
+            else:
+                return
+
+    def _ident(self, line: int, col: int) -> Token:
+        """A name: ASCII letters, digits and ``_`` (as Rhai's default build, without the
+        ``unicode-xid-ident`` feature, allows)."""
+        src, n = self.src, len(self.src)
+        start = self.pos
+        while self.pos < n and src[self.pos] in _IDENT_CHARS:
+            self.pos += 1
+        return ("ident", src[start:self.pos], line, col)
+
+    def _op(self, c: str, line: int, col: int) -> Token:
+        src = self.src
+        if src.startswith(_OPS3, self.pos):
+            op = src[self.pos:self.pos + 3]
+        elif src[self.pos:self.pos + 2] in _OPS2:
+            op = src[self.pos:self.pos + 2]
+        elif c in _OPS1:
+            op = c
+        else:
+            raise self.error(f"Unexpected '{c}'")
+        self.pos += len(op)
+        return ("op", op, line, col)
+
+    def _dquote(self, line: int, col: int) -> Token:
+        self.pos += 1
+        return ("str", self._string('"', line, col), line, col)
+
+    def _squote(self, line: int, col: int) -> Token:
+        self.pos += 1
+        s = self._string("'", line, col)
+        if len(s) != 1:
+            raise self.error("Invalid character literal: must hold exactly one character",
+                             line, col)
+        return ("char", s, line, col)
+
+    def _btick(self, line: int, col: int) -> Token:
+        self.pos += 1
+        return ("istr", self._backtick(line, col), line, col)
+
+    def _hash(self, line: int, col: int) -> Token | None:
+        """``#"..."#`` is a raw string; any other ``#`` is an operator (``#{``)."""
+        src = self.src
+        if self.pos + 1 < len(src) and src[self.pos + 1] in '#"':
+            return ("str", self._raw_string(line, col), line, col)
+        return None
 
     def _block_comment(self) -> None:
         src, n = self.src, len(self.src)
@@ -144,54 +171,65 @@ class Lexer:
         raise self.error("Unterminated comment", line, col)
 
     def _number(self, line: int, col: int) -> Token:
-        src, n = self.src, len(self.src)
+        src = self.src
+        if src[self.pos] == "0" and src[self.pos + 1:self.pos + 2] in _RADIX:
+            return self._radix_number(line, col)
         start = self.pos
-        if src[self.pos] == "0" and self.pos + 1 < n and src[self.pos + 1] in "xXoObB":
-            base = {"x": 16, "o": 8, "b": 2}[src[self.pos + 1].lower()]
-            self.pos += 2
-            valid = "0123456789abcdefABCDEF_" if base == 16 else ("01234567_" if base == 8
-                                                                 else "01_")
-            while self.pos < n and src[self.pos] in valid:
-                self.pos += 1
-            text = src[start + 2:self.pos].replace("_", "")
-            if not text:
-                raise self.error(f"Invalid number literal: {src[start:self.pos]}", line, col)
-            v = int(text, base)
-            if v > I64_MAX:
-                if v < 2**64:  # bit pattern of a negative i64
-                    v -= 2**64
-                else:
-                    raise self.error(f"Integer literal too large: {src[start:self.pos]}", line, col)
-            return ("int", v, line, col)
-        while self.pos < n and (src[self.pos] in _DIGITS or src[self.pos] == "_"):
-            self.pos += 1
+        self._digits()
         is_float = False
-        if self.pos + 1 < n and src[self.pos] == "." and src[self.pos + 1] in _DIGITS:
+        if src[self.pos:self.pos + 1] == "." and src[self.pos + 1:self.pos + 2] in _DIGITS:
             is_float = True
             self.pos += 1
-            while self.pos < n and (src[self.pos] in _DIGITS or src[self.pos] == "_"):
-                self.pos += 1
-        elif self.pos + 1 < n and src[self.pos] == "." and _ends_float(src[self.pos + 1]):
+            self._digits()
+        elif src[self.pos:self.pos + 1] == "." and _ends_float(src[self.pos + 1:self.pos + 2]):
             self.pos += 1  # `1.` is a float when what follows cannot start a property name
             return ("float", float(src[start:self.pos - 1].replace("_", "")), line, col)
-        if self.pos < n and src[self.pos] in "eE":
-            p = self.pos + 1
-            if p < n and src[p] in "+-":
-                p += 1
-            if p < n and src[p] in _DIGITS:
-                is_float = True
-                self.pos = p
-                while self.pos < n and src[self.pos] in _DIGITS:
-                    self.pos += 1
+        is_float = self._exponent() or is_float
         text = src[start:self.pos].replace("_", "")
         if is_float:
             return ("float", float(text), line, col)
         v = int(text)
-        if v == I64_MAX + 1:  # only valid after a minus: `-9223372036854775808` (the parser)
-            return ("int", v, line, col)
-        if v > I64_MAX:
-            raise self.error(f"Integer literal too large: {src[start:self.pos]}", line, col)
+        if v > I64_MAX + 1:  # too large for an integer: a float, as Rhai reads it
+            return ("float", float(v), line, col)
+        # `9223372036854775808` is i64's minimum after a minus (the parser), else a float
         return ("int", v, line, col)
+
+    def _digits(self) -> None:
+        src, n = self.src, len(self.src)
+        while self.pos < n and (src[self.pos] in _DIGITS or src[self.pos] == "_"):
+            self.pos += 1
+
+    def _exponent(self) -> bool:
+        """``e10``, ``E-3`` after the digits (only when a digit follows)."""
+        src, n = self.src, len(self.src)
+        if self.pos >= n or src[self.pos] not in "eE":
+            return False
+        p = self.pos + 1
+        if p < n and src[p] in "+-":
+            p += 1
+        if p >= n or src[p] not in _DIGITS:
+            return False
+        self.pos = p
+        while self.pos < n and src[self.pos] in _DIGITS:
+            self.pos += 1
+        return True
+
+    def _radix_number(self, line: int, col: int) -> Token:
+        """``0x``/``0o``/``0b``: read as an unsigned 64-bit pattern (``0xffffffffffffffff``
+        is -1), as Rhai does; more than 64 bits is an error."""
+        src, n = self.src, len(self.src)
+        start = self.pos
+        base, valid = _RADIX[src[self.pos + 1]]
+        self.pos += 2
+        while self.pos < n and src[self.pos] in valid:
+            self.pos += 1
+        text = src[start + 2:self.pos].replace("_", "")
+        if not text:
+            raise self.error(f"Invalid number literal: {src[start:self.pos]}", line, col)
+        v = int(text, base)
+        if v >= 2**64:
+            raise self.error(f"Integer literal too large: {src[start:self.pos]}", line, col)
+        return ("int", v - 2**64 if v > I64_MAX else v, line, col)
 
     def _escape(self, line: int, col: int) -> str:
         """After a backslash: decode one escape sequence."""
@@ -317,8 +355,21 @@ class Lexer:
 
 
 def _ends_float(c: str) -> bool:
-    """After ``1.``: the period belongs to the number unless a name, ``_`` or ``.`` follows."""
-    return c not in _IDENT_START and c != "." and not (c.isalpha() and not c.isascii())
+    """After ``1.``: the period belongs to the number unless a name, ``_``, ``.`` or nothing
+    follows."""
+    return c != "" and c not in _IDENT_START and c != "."
+
+
+def _brace_depth(op: str, depth: int) -> int:
+    """Nesting inside ``${ ... }``: -1 when ``op`` is the closing brace."""
+    if op in ("{", "#{"):
+        return depth + 1
+    if op == "}":
+        return depth - 1
+    return depth
+
+
+_READERS = {'"': Lexer._dquote, "'": Lexer._squote, "`": Lexer._btick, "#": Lexer._hash}
 
 
 def tokenize(src: str, file: str = "") -> list[Token]:

@@ -12,7 +12,7 @@ from typing import Any
 from .ast import FnDef, Node, Script
 from .errors import RhaiSyntaxError
 from .lexer import Lexer, Token
-from .values import I64_MAX
+from .values import I64_MAX, Char, Unit
 
 BINARY_PREC: dict[str, int] = {
     "||": 30, "|": 30, "^": 30,
@@ -145,41 +145,9 @@ class Parser:
     def parse_stmt(self, top: bool) -> Node | None:
         t = self.peek()
         if t[0] == "ident":
-            kw = t[1]
-            if kw in ("let", "const"):
-                return self.parse_let()
-            if kw == "fn" or (kw == "private" and self.is_kw("fn", 1)):
-                if not top or self.fn_depth:
-                    raise self.error("Functions can only be defined at global level")
-                self.parse_fn()
-                return None
-            if kw == "import":
-                return self.parse_import()
-            if kw == "export":
-                if not top:
-                    raise self.error("Export statement can only appear at global level")
-                return self.parse_export()
-            if kw == "break":
-                self.next()
-                val = None
-                if not self._at_stmt_end():
-                    val = self.parse_expr()
-                return Node("break", t[2], t[3], e=val)
-            if kw == "continue":
-                self.next()
-                return Node("continue", t[2], t[3])
-            if kw == "return":
-                self.next()
-                val = None if self._at_stmt_end() else self.parse_expr()
-                return Node("return", t[2], t[3], e=val)
-            if kw == "throw":
-                self.next()
-                val = None if self._at_stmt_end() else self.parse_expr()
-                return Node("throw", t[2], t[3], e=val)
-            if kw in ("if", "while", "loop", "do", "for", "switch", "try"):
-                # a control-flow statement ends at its closing brace: no postfix/binary tail
-                e = self.parse_primary()
-                return Node("expr", e.line, e.col, e=e)
+            m = _STMT_KEYWORDS.get(t[1])
+            if m is not None:
+                return m(self, t, top)
         if t[0] == "op" and t[1] == "{":
             e = self.parse_block()
             return Node("expr", e.line, e.col, e=e)
@@ -191,6 +159,48 @@ class Parser:
                 raise self.error("Cannot assign to this expression", nt)
             value = self.parse_expr()
             return Node("assign", nt[2], nt[3], op=nt[1], target=e, value=value)
+        return Node("expr", e.line, e.col, e=e)
+
+    def _stmt_let(self, t: Token, top: bool) -> Node:
+        return self.parse_let()
+
+    def _stmt_fn(self, t: Token, top: bool) -> None:
+        if not top or self.fn_depth:
+            raise self.error("Functions can only be defined at global level")
+        self.parse_fn()
+        return None
+
+    def _stmt_private(self, t: Token, top: bool) -> Node | None:
+        if self.is_kw("fn", 1):
+            return self._stmt_fn(t, top)
+        return self._stmt_plain(t, top)
+
+    def _stmt_import(self, t: Token, top: bool) -> Node:
+        return self.parse_import()
+
+    def _stmt_export(self, t: Token, top: bool) -> Node:
+        if not top:
+            raise self.error("Export statement can only appear at global level")
+        return self.parse_export()
+
+    def _stmt_valued(self, t: Token, top: bool) -> Node:
+        """``break [value]``, ``return [value]``, ``throw [value]``."""
+        self.next()
+        val = None if self._at_stmt_end() else self.parse_expr()
+        return Node(t[1], t[2], t[3], e=val)
+
+    def _stmt_continue(self, t: Token, top: bool) -> Node:
+        self.next()
+        return Node("continue", t[2], t[3])
+
+    def _stmt_control(self, t: Token, top: bool) -> Node:
+        """A control-flow statement ends at its closing brace: no postfix/binary tail."""
+        e = self.parse_primary()
+        return Node("expr", e.line, e.col, e=e)
+
+    def _stmt_plain(self, t: Token, top: bool) -> Node | None:
+        """``private`` not followed by ``fn``: parsed as an expression (and rejected there)."""
+        e = self.parse_expr()
         return Node("expr", e.line, e.col, e=e)
 
     def _literal_eval(self, st: Node | None, top: bool) -> list[Node] | None:
@@ -355,23 +365,24 @@ class Parser:
 
     def parse_unary(self) -> Node:
         t = self.peek()
-        if t[0] == "op" and t[1] in ("..", "..="):  # `..2`: a range from 0, as in Rhai
+        if t[0] != "op" or t[1] not in ("..", "..=", "-", "+", "!"):
+            return self.parse_postfix(self.parse_primary())
+        if t[1] in ("..", "..="):  # `..2`: a range from 0, as in Rhai
             return Node("lit", t[2], t[3], value=0)
-        if t[0] == "op" and t[1] == "-" and self.peek(1)[0] == "int" and \
-                self.peek(1)[1] == I64_MAX + 1:
+        nt = self.peek(1)
+        if t[1] == "-" and nt[0] == "int" and nt[1] == I64_MAX + 1 and nt[2] == t[2] and \
+                nt[3] == t[3] + 1:  # `-9223372036854775808`, one token in Rhai: i64's minimum
             self.next()
             self.next()
             return Node("lit", t[2], t[3], value=-I64_MAX - 1)
-        if t[0] == "op" and t[1] in ("-", "+", "!"):
-            self.next()
-            self.enter(t)
-            operand = self.parse_unary()
-            self.depth -= 1
-            if t[1] == "-" and operand.k == "lit" and type(operand.value) in (int, float) \
-                    and operand.line == t[2]:
-                return Node("lit", t[2], t[3], value=-operand.value)
-            return Node("unary", t[2], t[3], op=t[1], e=operand)
-        return self.parse_postfix(self.parse_primary())
+        self.next()
+        self.enter(t)
+        operand = self.parse_unary()
+        self.depth -= 1
+        if t[1] == "-" and operand.k == "lit" and type(operand.value) in (int, float) \
+                and operand.line == t[2]:
+            return Node("lit", t[2], t[3], value=_negate_literal(operand.value))
+        return Node("unary", t[2], t[3], op=t[1], e=operand)
 
     def parse_postfix(self, e: Node) -> Node:
         chain_safe = False  # after `?.`/`?[` the rest of the chain short-circuits on ()
@@ -424,127 +435,139 @@ class Parser:
 
     def parse_primary(self) -> Node:
         t = self.peek()
-        kind, val, line, col = t
-        if kind == "int" and val > I64_MAX:
-            raise self.error(f"Integer literal too large: {val}")
-        if kind == "int" or kind == "float":
-            self.next()
-            return Node("lit", line, col, value=val)
-        if kind == "str":
-            self.next()
-            return Node("lit", line, col, value=val)
-        if kind == "char":
-            self.next()
-            from .values import Char
-            return Node("lit", line, col, value=Char(val))
-        if kind == "istr":
-            self.next()
-            parts: list[Any] = []
-            for p in val:
-                if isinstance(p, str):
-                    parts.append(p)
-                else:
-                    sub = Parser.__new__(Parser)
-                    sub.file, sub.toks, sub.i = self.file, p, 0
-                    sub.max_depth, sub.depth, sub.fns, sub.fn_depth = self.max_depth, self.depth, \
-                        self.fns, 1
-                    stmts = sub.parse_stmts()
-                    if sub.peek()[0] != "eof":
-                        raise sub.error(f"Unexpected {sub.describe(sub.peek())} in ${{...}}")
-                    parts.append(Node("block", line, col, stmts=stmts))
-            return Node("istr", line, col, parts=parts)
-        if kind == "op":
-            if val == "(":
-                self.next()
-                nt = self.peek()
-                if self.is_op(")") and nt[2] == line and nt[3] == col + 1:  # `()`, not `( )`
-                    self.next()
-                    from .values import Unit
-                    return Node("lit", line, col, value=Unit)
-                e = self.parse_expr()
-                self.expect_op(")", "to close the parenthesis")
-                return e
-            if val == "[":
-                self.next()
-                items = []
-                while not self.is_op("]"):
-                    items.append(self.parse_expr())
-                    if self.is_op(","):
-                        self.next()
-                    elif not self.is_op("]"):
-                        raise self.error(f"Expecting ',' or ']' in the array literal, found "
-                                         f"{self.describe(self.peek())}")
-                self.next()
-                return Node("array", line, col, items=items)
-            if val == "#{":
-                return self.parse_map()
-            if val == "{":
-                return self.parse_block()
-            if val in ("|", "||"):
-                return self.parse_closure()
+        return _PRIMARY[t[0]](self, t)
+
+    def _p_number(self, t: Token) -> Node:
+        self.next()
+        v = t[1]
+        if type(v) is int and v > I64_MAX:  # `9223372036854775808` without a minus: a float
+            v = float(v)
+        return Node("lit", t[2], t[3], value=v)
+
+    def _p_str(self, t: Token) -> Node:
+        self.next()
+        return Node("lit", t[2], t[3], value=t[1])
+
+    def _p_char(self, t: Token) -> Node:
+        self.next()
+        return Node("lit", t[2], t[3], value=Char(t[1]))
+
+    def _p_istr(self, t: Token) -> Node:
+        self.next()
+        line, col = t[2], t[3]
+        parts: list[Any] = []
+        for p in t[1]:
+            if isinstance(p, str):
+                parts.append(p)
+                continue
+            sub = Parser.__new__(Parser)
+            sub.file, sub.toks, sub.i = self.file, p, 0
+            sub.max_depth, sub.depth, sub.fns, sub.fn_depth = self.max_depth, self.depth, \
+                self.fns, 1
+            stmts = sub.parse_stmts()
+            if sub.peek()[0] != "eof":
+                raise sub.error(f"Unexpected {sub.describe(sub.peek())} in ${{...}}")
+            parts.append(Node("block", line, col, stmts=stmts))
+        return Node("istr", line, col, parts=parts)
+
+    def _p_eof(self, t: Token) -> Node:
+        if t[1] == "}":
+            raise self.error("Unexpected '}' in ${...}")
+        raise self.error("Script is incomplete: unexpected end of script")
+
+    def _p_op(self, t: Token) -> Node:
+        m = _PRIMARY_OPS.get(t[1])
+        if m is None:
             raise self.error(f"Unexpected {self.describe(t)}")
-        if kind == "eof":
-            if val == "}":
-                raise self.error("Unexpected '}' in ${...}")
-            raise self.error("Script is incomplete: unexpected end of script")
-        # identifiers and keywords
-        if val == "true" or val == "false":
+        return m(self)
+
+    def _p_paren(self) -> Node:
+        t = self.next()
+        nt = self.peek()
+        if self.is_op(")") and nt[2] == t[2] and nt[3] == t[3] + 1:  # `()`, not `( )`
             self.next()
-            return Node("lit", line, col, value=val == "true")
-        if val == "this":
-            self.next()
-            return Node("this", line, col)
-        if val == "if":
-            return self.parse_if()
-        if val == "while":
-            self.next()
-            cond = self.parse_expr()
-            return Node("while", line, col, cond=cond, body=self.parse_block())
-        if val == "loop":
-            self.next()
-            return Node("loop", line, col, body=self.parse_block())
-        if val == "do":
-            self.next()
-            body = self.parse_block()
-            if self.is_kw("while"):
-                until = False
-            elif self.is_kw("until"):
-                until = True
-            else:
-                raise self.error("Expecting 'while' or 'until' after the 'do' block")
-            self.next()
-            return Node("do", line, col, body=body, cond=self.parse_expr(), until=until)
-        if val == "for":
-            return self.parse_for()
-        if val == "switch":
-            return self.parse_switch()
-        if val == "try":
-            return self.parse_try()
-        if val == "fn":
-            raise self.error("Functions can only be defined at global level")
+            return Node("lit", t[2], t[3], value=Unit)
+        e = self.parse_expr()
+        self.expect_op(")", "to close the parenthesis")
+        return e
+
+    def _p_array(self) -> Node:
+        t = self.next()
+        items = []
+        while not self.is_op("]"):
+            items.append(self.parse_expr())
+            if self.is_op(","):
+                self.next()
+            elif not self.is_op("]"):
+                raise self.error(f"Expecting ',' or ']' in the array literal, found "
+                                 f"{self.describe(self.peek())}")
+        self.next()
+        return Node("array", t[2], t[3], items=items)
+
+    def _p_ident(self, t: Token) -> Node:
+        val = t[1]
+        m = _PRIMARY_KEYWORDS.get(val)
+        if m is not None:
+            return m(self, t)
         if val in KEYWORDS and val != "global":
             raise self.error(f"Unexpected keyword '{val}'")
         if val in RESERVED:
             raise self.error(f"'{val}' is a reserved keyword")
         self.next()
         if self.is_op("::"):
-            ns = [val]
-            while self.is_op("::"):
-                self.next()
-                ns.append(self.expect_ident("a name after '::'")[1])
-            name = ns.pop()
-            if self.is_op("(") and self.peek()[2] == line:
-                return Node("call", line, col, name=name, args=self.parse_args(), ns=ns)
-            return Node("path", line, col, ns=ns, name=name)
+            return self._p_path(t)
         if val == "global":
             raise self.error("Expecting '::' after 'global'")
-        if self.is_op("(") and self.peek()[2] == line:
-            return Node("call", line, col, name=val, args=self.parse_args(), ns=None)
+        if self.is_op("(") and self.peek()[2] == t[2]:
+            return Node("call", t[2], t[3], name=val, args=self.parse_args(), ns=None)
         if self.is_op("!") and self.is_op("(", 1):
             self.next()
-            return Node("call", line, col, name=val, args=self.parse_args(), ns=None,
+            return Node("call", t[2], t[3], name=val, args=self.parse_args(), ns=None,
                         bang=True)
-        return Node("var", line, col, name=val)
+        return Node("var", t[2], t[3], name=val)
+
+    def _p_path(self, t: Token) -> Node:
+        """``a::b::name`` (a module variable) or ``a::b::name(args)``."""
+        ns = [t[1]]
+        while self.is_op("::"):
+            self.next()
+            ns.append(self.expect_ident("a name after '::'")[1])
+        name = ns.pop()
+        if self.is_op("(") and self.peek()[2] == t[2]:
+            return Node("call", t[2], t[3], name=name, args=self.parse_args(), ns=ns)
+        return Node("path", t[2], t[3], ns=ns, name=name)
+
+    def _p_bool(self, t: Token) -> Node:
+        self.next()
+        return Node("lit", t[2], t[3], value=t[1] == "true")
+
+    def _p_this(self, t: Token) -> Node:
+        self.next()
+        return Node("this", t[2], t[3])
+
+    def _p_while(self, t: Token) -> Node:
+        self.next()
+        cond = self.parse_expr()
+        return Node("while", t[2], t[3], cond=cond, body=self.parse_block())
+
+    def _p_loop(self, t: Token) -> Node:
+        self.next()
+        return Node("loop", t[2], t[3], body=self.parse_block())
+
+    def _p_do(self, t: Token) -> Node:
+        self.next()
+        body = self.parse_block()
+        if self.is_kw("while"):
+            until = False
+        elif self.is_kw("until"):
+            until = True
+        else:
+            raise self.error("Expecting 'while' or 'until' after the 'do' block")
+        self.next()
+        return Node("do", t[2], t[3], body=body, cond=self.parse_expr(), until=until)
+
+    def _p_fn(self, t: Token) -> Node:
+        raise self.error("Functions can only be defined at global level")
 
     def parse_map(self) -> Node:
         t = self.next()
@@ -688,6 +711,40 @@ class Parser:
             self.expect_op(")", "after the error variable")
         catch = self.parse_block()
         return Node("try", t[2], t[3], body=body, var=var, catch=catch)
+
+
+_STMT_KEYWORDS = {
+    "let": Parser._stmt_let, "const": Parser._stmt_let, "fn": Parser._stmt_fn,
+    "private": Parser._stmt_private, "import": Parser._stmt_import,
+    "export": Parser._stmt_export, "break": Parser._stmt_valued,
+    "return": Parser._stmt_valued, "throw": Parser._stmt_valued,
+    "continue": Parser._stmt_continue,
+    **{kw: Parser._stmt_control for kw in ("if", "while", "loop", "do", "for", "switch", "try")},
+}
+_PRIMARY = {
+    "int": Parser._p_number, "float": Parser._p_number, "str": Parser._p_str,
+    "char": Parser._p_char, "istr": Parser._p_istr, "op": Parser._p_op, "eof": Parser._p_eof,
+    "ident": Parser._p_ident,
+}
+_PRIMARY_OPS = {
+    "(": Parser._p_paren, "[": Parser._p_array, "#{": Parser.parse_map,
+    "{": Parser.parse_block, "|": Parser.parse_closure, "||": Parser.parse_closure,
+}
+_PRIMARY_KEYWORDS = {
+    "true": Parser._p_bool, "false": Parser._p_bool, "this": Parser._p_this,
+    "if": lambda p, t: p.parse_if(), "while": Parser._p_while, "loop": Parser._p_loop,
+    "do": Parser._p_do, "for": lambda p, t: p.parse_for(),
+    "switch": lambda p, t: p.parse_switch(), "try": lambda p, t: p.parse_try(),
+    "fn": Parser._p_fn,
+}
+
+
+def _negate_literal(v: int | float) -> int | float:
+    """``-literal``: as Rhai's parser, a negated integer that does not fit (the negation of
+    i64's minimum) becomes a float."""
+    if type(v) is int and v == -I64_MAX - 1:
+        return -float(v)
+    return -v
 
 
 _TYPE_ALIASES = {"int": "i64", "float": "f64", "string": "string", "map": "map",
