@@ -3,7 +3,13 @@ saves, and debounced off-thread diagnostics."""
 
 from luncosim_core.text.document import LANGUAGES, TextConflict, TextDocument, TextEdit, TextEntry
 from luncosim_core.text.engine import DiagnosticsEngine
-from luncosim_core.text.splice import Splice, SpliceError, apply_splices, diff_splices
+from luncosim_core.text.splice import (
+           Splice,
+           SpliceError,
+           apply_splices,
+           compose_groups,
+           diff_splices,
+)
 
 __all__ = ["LANGUAGES", "DiagnosticsEngine", "Splice", "SpliceError", "TextConflict", "TextDocument", "TextEdit",
-           "TextEntry", "apply_splices", "diff_splices"]
+           "TextEntry", "apply_splices", "compose_groups", "diff_splices"]

@@ -23,7 +23,7 @@ from psygnal import Signal
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.fsutil import atomic_write_text, read_text_limited
-from luncosim_core.text.splice import Splice, SpliceError, apply_splices
+from luncosim_core.text.splice import Splice, SpliceError, apply_splices, compose_groups
 
 LANGUAGES = {".mo": "modelica", ".rhai": "rhai"}
 
@@ -38,6 +38,7 @@ class TextEdit:
 
     groups: tuple[tuple[Splice, ...], ...]
     label: str = "edit text"
+    ops: tuple = ()  # the typed ops this edit made, when a structural editor (the diagram) made it
 
     def inverse_of(self, inverses: list[tuple[Splice, ...]]) -> TextEdit:
         return TextEdit(tuple(reversed(inverses)), f"undo {self.label}")
@@ -165,6 +166,33 @@ class TextDocument:
             if len(self._entries) > self._limit:
                 del self._entries[0]
             self._cursor = len(self._entries)
+        self.changed.emit(edit, author)
+        return inverse
+
+    def apply_groups(self, groups, *, author: str = "user", label: str = "edit text", ops: tuple = ()) -> TextEdit:
+        """Apply splice groups made one after the other (each group's offsets refer to the text
+        the previous ones left) as ONE journal entry, never coalesced: a structural gesture of
+        several ops is one undo step. The groups are composed into one group on the current text
+        (:func:`~luncosim_core.text.splice.compose_groups`), so views apply only the spans that
+        change. ``ops`` (the typed ops that made the splices) is kept on the entry's edit. Returns
+        the inverse; raises :class:`SpliceError` (nothing changes) when a group does not fit."""
+        groups = [tuple(g) for g in groups if g]
+        text = self._text
+        for group in groups:  # check every group before anything changes
+            text, _ = apply_splices(text, group)
+        composed = compose_groups(self._text, groups)
+        if not composed:
+            return TextEdit((), label, tuple(ops))
+        exact = apply_splices(self._text, composed)[0] == text
+        edit = TextEdit((composed,) if exact else tuple(groups), label, tuple(ops))  # composition is exact
+        inverses = self._apply_groups(edit.groups)
+        inverse = edit.inverse_of(inverses)
+        del self._entries[self._cursor:]
+        self._serial += 1
+        self._entries.append(TextEntry(edit, inverse, self._serial, author))
+        if len(self._entries) > self._limit:
+            del self._entries[0]
+        self._cursor = len(self._entries)
         self.changed.emit(edit, author)
         return inverse
 

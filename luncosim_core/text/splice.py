@@ -77,3 +77,46 @@ def diff_splices(old: str, new: str) -> tuple[Splice, ...]:
             continue
         splices.append(Splice(prefix + offsets_a[i1], prefix + offsets_a[i2], "".join(lb[j1:j2])))
     return tuple(splices)
+
+
+def compose_groups(text: str, groups) -> tuple[Splice, ...]:
+    """One group of non-overlapping splices on ``text`` doing what the sequential ``groups`` do
+    (each group's offsets refer to the text before it): what several ops of one gesture become,
+    so a view applies only the spans they change. Splices that touch or overlap in between are
+    merged; everything no group touches stays outside every splice."""
+    composed: list[Splice] = []  # sorted, disjoint, in the coordinates of ``text``
+    current = text
+    for group in groups:
+        for s in sorted(group, key=lambda s: (s.start, s.end), reverse=True):  # later first: offsets hold
+            composed = _compose_one(composed, current, s)
+            current = current[:s.start] + s.text + current[s.end:]
+    return tuple(composed)
+
+
+def _compose_one(composed: list[Splice], current: str, s: Splice) -> list[Splice]:
+    """``composed`` (turning the original into ``current``) followed by ``s`` (on ``current``)."""
+    shift = 0  # current offset - original offset, before the splice being looked at
+    before: list[Splice] = []
+    merged: list[tuple[Splice, int]] = []  # the composed splices ``s`` touches, with their shift
+    after: list[Splice] = []
+    for c in composed:
+        lo = c.start + shift  # where c's new text lies in ``current``
+        hi = lo + len(c.text)
+        if merged or hi >= s.start:
+            if lo <= s.end and not after:
+                merged.append((c, shift))
+            else:
+                after.append(c)
+        else:
+            before.append(c)
+        shift += len(c.text) - (c.end - c.start)
+    if not merged:
+        head = sum(len(c.text) - (c.end - c.start) for c in before)
+        return [*before, Splice(s.start - head, s.end - head, s.text), *after]
+    first, first_shift = merged[0]
+    last, last_shift = merged[-1]
+    lo = min(s.start, first.start + first_shift)
+    hi = max(s.end, last.start + last_shift + len(last.text))
+    after_shift = last_shift + len(last.text) - (last.end - last.start)
+    new_text = current[lo:s.start] + s.text + current[s.end:hi]
+    return [*before, Splice(lo - first_shift, hi - after_shift, new_text), *after]
