@@ -18,6 +18,7 @@ from big_modelica import big_model  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGraphicsScene  # noqa: E402
 
 from luncosim_core.modelica.syntax.parser import parse  # noqa: E402
+from luncosim_core.text import TextDocument  # noqa: E402
 from luncosim_workbench.panels.diagram.canvas import DiagramView_, build_scene  # noqa: E402
 from luncosim_workbench.panels.diagram.model import DiagramEdits  # noqa: E402
 
@@ -49,7 +50,7 @@ def main() -> None:
     view.show()
     app.processEvents()
     t0 = time.perf_counter()
-    edits = DiagramEdits(path)
+    edits = DiagramEdits(TextDocument(path))
     model = edits.view("Big")
     build_scene(scene, model)
     view.fitInView(scene.itemsBoundingRect())

@@ -39,8 +39,15 @@ class Library:
 
     # -- files -----------------------------------------------------------------------------------
     def add(self, sd: StoredDefinition, path: Path | None = None) -> None:
-        """Register a parsed file (an open document): its classes are found by name first."""
-        self._register(sd, path or self.document)
+        """Register a parsed file (an open document): its classes are found by name first, and
+        under its path this tree replaces the one read from disk (or an older parse of it)."""
+        path = path or self.document
+        if path is not None:
+            old = self._files.get(path)
+            if old is not None and old is not sd:
+                self._forget(old)
+            self._files[path] = sd
+        self._register(sd, path)
         for c in sd.classes:
             full = f"{sd.within}.{c.name}" if sd.within else c.name
             if "." not in full:
@@ -58,6 +65,15 @@ class Library:
 
         for c in sd.classes:
             walk(c, (), prefix)
+
+    def _forget(self, sd: StoredDefinition) -> None:
+        """Drop an older parse of a file (its classes are no longer found by name)."""
+        gone = {id(c) for c in sd.all_classes()}
+        for key in gone:
+            self._homes.pop(key, None)
+        for name, c in list(self._top.items()):
+            if id(c) in gone:
+                del self._top[name]
 
     def _load(self, path: Path) -> StoredDefinition | None:
         if path not in self._files:

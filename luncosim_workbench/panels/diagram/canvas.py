@@ -385,12 +385,12 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
 
     moved = Signal(dict)  # {component: (dx, dy)} in diagram units, snapped to the grid
     connect_requested = Signal(str, str, QPointF)  # a, b, where the mouse was released (view coordinates)
-    key_command = Signal(str)  # undo, redo, delete, rotate, flip_h, flip_v, fit
+    key_command = Signal(str)  # undo, redo, save, delete, rotate, flip_h, flip_v, fit
     parameters_requested = Signal(str)  # a component was double-clicked
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
-        QKeySequence.StandardKey.Delete: "delete",
+        QKeySequence.StandardKey.Delete: "delete", QKeySequence.StandardKey.Save: "save",
     }
     _PLAIN = {Qt.Key.Key_R: "rotate", Qt.Key.Key_H: "flip_h", Qt.Key.Key_V: "flip_v", Qt.Key.Key_F: "fit",
               Qt.Key.Key_Backspace: "delete"}

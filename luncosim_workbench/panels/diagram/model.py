@@ -1,10 +1,13 @@
 """The diagram's Qt-free side: a Modelica class projected into nodes, ports and wires, the edit
 transactions the canvas makes on the file, and live values from a snapshot.
 
-Edits are the pure ops of :mod:`luncosim_core.modelica.syntax.ops`; a gesture is one
-:class:`Transaction` (dragging five icons is five SetPlacement ops, one undo step). Until the
-editors' text document joins the workbench, :class:`DiagramEdits` keeps the file's text, writes
-it atomically after every transaction and holds undo/redo as the transactions' inverse splices.
+Edits are the pure ops of :mod:`luncosim_core.modelica.syntax.ops`, made on the one
+:class:`~luncosim_core.text.TextDocument` of the file that the code editors share: a gesture's ops
+(dragging five icons is five SetPlacement ops) become one journal entry of that document (its
+splices composed, its ops kept on the entry), so the editors' and the diagram's undo are one
+history, an open editor changes only the lines the ops touch, and saving is the document's save
+(which refuses to overwrite a file changed on disk). The diagram re-projects from the document
+after every change, whoever made it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from luncosim_core.fsutil import atomic_write_text
 from luncosim_core.modelica.syntax.geometry import Placement, placement_of
 from luncosim_core.modelica.syntax.graphics import Primitive, coordinate_extent, primitives
 from luncosim_core.modelica.syntax.ops import Op, OpError, SetPlacement, apply_op
@@ -25,6 +27,7 @@ from luncosim_core.modelica.syntax.resolve import (
     library_for,
 )
 from luncosim_core.modelica.syntax.tree import ClassDef, Component, StoredDefinition
+from luncosim_core.text.document import TextDocument
 from luncosim_core.text.splice import Splice, apply_splices
 
 Extent = tuple[tuple[float, float], tuple[float, float]]
@@ -152,29 +155,62 @@ def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
 
 @dataclass(frozen=True)
 class Transaction:
-    """One user gesture: its ops, and the splices undoing each (newest last)."""
+    """One entry of the document's journal as the diagram sees it: its label, the typed ops a
+    diagram gesture made (none for a typed text edit) and its author."""
 
     label: str
     ops: tuple[Op, ...]
-    undo: tuple[tuple[Splice, ...], ...]
     author: str = "user"
 
 
 class DiagramEdits:
-    """The open file's text and parse, its edit transactions and undo/redo (see the module doc)."""
+    """The diagram's side of one shared :class:`~luncosim_core.text.TextDocument` (the one the
+    code editors show): the newest text's parse and library, a gesture's ops turned into one
+    journal entry, undo/redo through the document's one history (see the module doc)."""
 
-    def __init__(self, path: Path, roots: tuple[Path, ...] = ()) -> None:
-        self.path = Path(path)
-        self.text = self.path.read_text(encoding="utf-8")
-        self.lib = library_for(self.path, roots)
-        self.sd = self._parse(self.text)
-        self.done: list[Transaction] = []  # the journal: what the user did, oldest first
-        self.undone: list[Transaction] = []
+    def __init__(self, doc: TextDocument, roots: tuple[Path, ...] | list[Path] = ()) -> None:
+        self.doc = doc
+        self.lib = library_for(doc.path, tuple(roots))
+        self._sd: StoredDefinition | None = None
+        self._rev = -1
+        self._next: StoredDefinition | None = None  # the parse of the text a transaction is writing
+        self.problem: str | None = None  # why the newest text does not parse (the diagram shows the last that did)
+        self.refresh()
+        if self._sd is None:
+            parse(doc.text)  # raises the ParseError saying where
 
-    def _parse(self, text: str) -> StoredDefinition:
-        sd = parse(text)
-        self.lib.add(sd, self.path)
-        return sd
+    @property
+    def path(self) -> Path:
+        return self.doc.path
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def sd(self) -> StoredDefinition:
+        """The parse of the newest text that parsed."""
+        self.refresh()
+        assert self._sd is not None
+        return self._sd
+
+    def refresh(self) -> bool:
+        """Parse the document's text if it changed since the last look; True when the diagram's
+        tree is the newest text's (``problem`` says why not)."""
+        if self._rev == self.doc.revision:
+            return self.problem is None
+        self._rev = self.doc.revision
+        text = self.doc.text
+        nxt, self._next = self._next, None
+        try:
+            sd = nxt if nxt is not None and nxt.text == text else parse(text)
+        except ParseError as exc:
+            self.problem = str(exc)
+            return False
+        self.problem = None
+        self._sd = sd
+        self.lib.add(sd, self.doc.path)
+        return True
 
     def classes(self) -> list[str]:
         """Classes that can hold a diagram (models, blocks, ...), qualified within the file."""
@@ -182,66 +218,66 @@ class DiagramEdits:
                 if not c.short and c.kind not in ("package", "function", "type", "record", "connector")]
 
     def view(self, cls: str | None) -> DiagramView:
-        found = self.sd.find(cls)
+        sd = self.sd
+        found = sd.find(cls)
         if found is None:
             raise OpError(f"no class {cls!r} in {self.path.name}")
-        return project(self.sd, found, self.lib)
+        return project(sd, found, self.lib)
 
     def apply(self, ops: list[Op] | tuple[Op, ...], label: str, author: str = "user") -> Transaction:
-        """Apply ``ops`` as one transaction (all or nothing), write the file, record it."""
-        text, sd, undo = self.text, self.sd, []
-        if _independent(ops):  # one icon each: every op's span is disjoint, splice them at once
-            splices: list[Splice] = []
-            for op in ops:
-                splices.extend(apply_op(text, op, sd, self.lib).splices)
-            text, inverse = apply_splices(text, splices)
-            undo.append(inverse)
-            sd = self._parse(text)
-        else:
-            for op in ops:
-                edit = apply_op(text, op, sd, self.lib)
-                text = edit.text
-                undo.append(edit.inverse)
-                try:
-                    sd = self._parse(text)
-                except ParseError as exc:  # an op must never break the file
-                    raise OpError(f"{op.describe()} would leave text that does not parse: {exc}") from None
-        tx = Transaction(label, tuple(ops), tuple(undo), author)
-        self._commit(text, sd)
-        self.done.append(tx)
-        self.undone.clear()
-        return tx
+        """Apply ``ops`` as one journal entry of the document (all or nothing); refused with
+        :class:`OpError` when the text does not parse or an op does not apply."""
+        if not self.refresh():
+            raise OpError(f"{self.path.name} does not parse ({self.problem}): fix the text first")
+        base = self.doc.text
+        text, sd, groups = base, self._sd, []
+        assert sd is not None
+        try:
+            if _independent(ops):  # one icon each: every op's span is disjoint, splice them at once
+                splices: list[Splice] = []
+                for op in ops:
+                    splices.extend(apply_op(text, op, sd, self.lib).splices)
+                text, _ = apply_splices(text, splices)
+                groups.append(tuple(splices))
+                sd = parse(text)
+            else:
+                for op in ops:
+                    edit = apply_op(text, op, sd, self.lib)
+                    text = edit.text
+                    groups.append(edit.splices)
+                    try:
+                        sd = parse(text)
+                    except ParseError as exc:  # an op must never break the file
+                        raise OpError(f"{op.describe()} would leave text that does not parse: {exc}") from None
+        except ParseError as exc:
+            raise OpError(f"the edit would leave text that does not parse: {exc}") from None
+        finally:
+            self.lib.add(self._sd, self.doc.path)  # the ops' intermediate parses are not the document
+        self._next = sd
+        self.doc.apply_groups(groups, author=author, label=label, ops=tuple(ops))
+        self.refresh()
+        return Transaction(label, tuple(ops), author)
 
-    def _commit(self, text: str, sd: StoredDefinition) -> None:
-        self.text, self.sd = text, sd
-        atomic_write_text(self.path, text)
+    @property
+    def done(self) -> list[Transaction]:
+        """The document's journal up to now (oldest first): what was done, by whom, with which ops."""
+        return [Transaction(e.edit.label, tuple(e.edit.ops), e.author)
+                for e in self.doc.entries()[:self.doc.position]]
 
-    def undo(self) -> Transaction | None:
-        if not self.done:
+    def undo(self) -> str | None:
+        """Undo the newest entry of the shared history (a diagram gesture or typed text); its label."""
+        if not self.doc.can_undo:
             return None
-        tx = self.done.pop()
-        text = self.text
-        for inverse in reversed(tx.undo):
-            text, _ = apply_splices(text, inverse)
-        self._commit(text, self._parse(text))
-        self.undone.append(tx)
-        return tx
+        label = self.doc.entries()[self.doc.position - 1].edit.label
+        self.doc.undo()
+        return label
 
-    def redo(self) -> Transaction | None:
-        if not self.undone:
+    def redo(self) -> str | None:
+        if not self.doc.can_redo:
             return None
-        tx = self.undone.pop()
-        undone = self.undone
-        self.apply(tx.ops, tx.label, tx.author)
-        self.undone = undone
-        return tx
-
-    def reload(self) -> None:
-        """Re-read the file (changed outside): the journal no longer applies and is cleared."""
-        self.text = self.path.read_text(encoding="utf-8")
-        self.sd = self._parse(self.text)
-        self.done.clear()
-        self.undone.clear()
+        label = self.doc.entries()[self.doc.position].edit.label
+        self.doc.redo()
+        return label
 
 
 def _independent(ops: list[Op] | tuple[Op, ...]) -> bool:

@@ -1,9 +1,13 @@
 """The Modelica Diagram panel: one class of a .mo file as icons, connectors and wires.
 
-Every gesture is one transaction of the pure ops of :mod:`luncosim_core.modelica.syntax.ops`
-(dragging five selected icons: five SetPlacement ops, one undo step); the file is written after
-each, only the spans the ops touch change, and the diagram is re-projected from the new text
-keeping the selection and the view. A refused connect says why at the cursor. While a simulation
+The panel edits the file's one :class:`~luncosim_core.text.TextDocument`, shared through
+``ctx.documents`` with the code editors: every gesture is one journal entry of the pure ops of
+:mod:`luncosim_core.modelica.syntax.ops` (dragging five selected icons: five SetPlacement ops, one
+undo step); only the spans the ops touch change (in an open editor too), undo and redo are the
+document's one history, and Save (Ctrl+S) is the document's save, which refuses to overwrite a
+file changed on disk. Any change of the document (a diagram gesture, typing in an editor, an undo
+anywhere) re-projects the diagram, keeping the selection and the view. A refused connect says why
+at the cursor. While a simulation
 runs a prim whose ``info:sourceAsset`` is this file, its port values label the class's own
 connectors and fill the icons' tooltips.
 """
@@ -12,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -20,6 +24,7 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QToolButton,
     QToolTip,
     QVBoxLayout,
@@ -27,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
+from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.modelica.syntax.geometry import moved, placement_of
 from luncosim_core.modelica.syntax.ops import (
     AddConnection,
@@ -37,7 +43,7 @@ from luncosim_core.modelica.syntax.ops import (
     SetPlacement,
 )
 from luncosim_core.modelica.syntax.parameters import parameters_of
-from luncosim_core.modelica.syntax.parser import ParseError
+from luncosim_core.text import TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.diagram.canvas import DiagramView_, NodeItem, build_scene
 from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, live_values
@@ -66,10 +72,21 @@ class DiagramPanel(PanelWidget):
         self.dialog: ParametersDialog | None = None
         self._prims: tuple[str, ...] = ()
         self._prims_key: tuple = ()
+        self.doc: TextDocument | None = None
+        self._own = False  # this panel's gesture is being written (it re-projects at once)
+        self._pending = QTimer(self)  # re-projection after a change made elsewhere (typing), debounced
+        self._pending.setSingleShot(True)
+        self._pending.setInterval(150)
+        self._pending.timeout.connect(self._on_text_changed)
+        # answers "overwrite", "reload" or "cancel" when a save finds the file changed on disk (tests replace it)
+        self.ask_conflict = self._ask_conflict_dialog
+        ctx.documents.removed.connect(self._on_document_removed)
         bar = QHBoxLayout()
         bar.addWidget(self.classes, 1)
         for text, tip, fn in (("Open…", "Open a Modelica file", self.choose_file),
-                              ("Undo", "Undo the last diagram edit (Ctrl+Z in the canvas)", self.undo),
+                              ("Save", "Save the file (Ctrl+S in the canvas); refuses to overwrite a file changed on disk",
+                               self.save),
+                              ("Undo", "Undo the last edit of this file, made here or in an editor (Ctrl+Z)", self.undo),
                               ("Redo", "Redo (Ctrl+Shift+Z in the canvas)", self.redo),
                               ("Fit", "Fit the diagram in the view (F)", self.fit)):
             b = QToolButton()
@@ -91,11 +108,14 @@ class DiagramPanel(PanelWidget):
 
     def open_file(self, path: Path | str, cls: str | None = None) -> bool:
         """Show ``cls`` of the file (default: its first model); False (and a message) if it cannot."""
+        path = Path(path).resolve()
         try:
-            self.edits = DiagramEdits(Path(path))
-        except (OSError, UnicodeDecodeError, ParseError) as exc:
-            self.say(f"Cannot open {Path(path).name}: {exc}")
+            doc = self._document(path)
+            edits = DiagramEdits(doc, self._roots())
+        except (OSError, ValueError) as exc:  # unreadable (UnreadableFile), not UTF-8, does not parse
+            self.say(f"Cannot open {path.name}: {exc}")
             return False
+        self._attach(doc, edits)
         names = self.edits.classes()
         found = self.edits.sd.find(cls)
         if found is None or found.qualified not in names:  # a package: its first class with connections
@@ -103,16 +123,128 @@ class DiagramPanel(PanelWidget):
             self.cls = (wired or names or [None])[0]
         else:
             self.cls = found.qualified
-        self.classes.blockSignals(True)
-        self.classes.clear()
-        self.classes.addItems(names)
-        if self.cls:
-            self.classes.setCurrentText(self.cls)
-        self.classes.blockSignals(False)
-        self.rebuild()
+        self._set_classes(names)
+        self.rebuild(keep_view=False)
         self._reveal()
         self.fit()
         return True
+
+    # -- the shared document ------------------------------------------------------------------------
+    def _roots(self) -> tuple[Path, ...]:
+        """Library roots beyond the file's own package and the bundled library: LunCoSim's models
+        when the lunco:// root holds them, the twin's folder."""
+        twin = self.ctx.workspace.twin
+        if twin is None:
+            return ()
+        out = []
+        models = Path(twin.roots.lunco_root) / "models"
+        if models.is_dir():
+            out.append(models)
+        out.append(Path(twin.root))
+        return tuple(out)
+
+    def _document(self, path: Path) -> TextDocument:
+        """The file's one TextDocument: the open one (an editor's) or a new one joining the set."""
+        doc = self.ctx.documents.get(path)
+        if isinstance(doc, TextDocument):
+            if not doc.dirty and doc.external_change():
+                doc.reload()  # a clean buffer of a file changed on disk: take the disk's text
+            return doc
+        doc = TextDocument(path)
+        self.ctx.documents.add(doc)
+        return doc
+
+    def _attach(self, doc: TextDocument, edits: DiagramEdits) -> None:
+        if self.doc is not doc:
+            self._detach()
+            self.doc = doc
+            doc.changed.connect(self._on_document_changed)
+            doc.reloaded.connect(self._on_document_reloaded)
+            doc.saved.connect(self._on_document_saved)
+        self.edits = edits
+
+    def _detach(self) -> None:
+        """Stop showing the document; a clean one nobody else shows leaves the set."""
+        doc, self.doc = self.doc, None
+        self._pending.stop()
+        if doc is None:
+            return
+        doc.changed.disconnect(self._on_document_changed)
+        doc.reloaded.disconnect(self._on_document_reloaded)
+        doc.saved.disconnect(self._on_document_saved)
+        if not doc.dirty and len(doc.changed) == 0:
+            self.ctx.documents.remove(doc)
+
+    def _on_document_removed(self, doc) -> None:
+        if doc is self.doc:  # an editor closed its tab: the diagram still edits this buffer
+            self.ctx.documents.add(doc)
+
+    def _on_document_changed(self, _edit, _author) -> None:
+        if not self._own:
+            self._pending.start()  # typing: re-project once it pauses
+
+    def _on_text_changed(self) -> None:
+        if self.edits is None:
+            return
+        if not self.edits.refresh():
+            self.message.setText(f"{self.edits.path.name} does not parse ({self.edits.problem}); "
+                                 "the diagram shows the last text that did")
+            return
+        names = self.edits.classes()
+        if self.cls not in names:
+            self.cls = (names or [None])[0]
+        self._set_classes(names)
+        self.rebuild()
+
+    def _on_document_reloaded(self) -> None:
+        self._pending.stop()
+        self._on_text_changed()
+
+    def _on_document_saved(self, _path: str) -> None:
+        if self.edits is not None:
+            self.message.setText(f"Saved {self.edits.path.name}")
+
+    def save(self) -> bool:
+        """Save the document (the editors' too); a file changed on disk asks before overwriting."""
+        if self.doc is None:
+            return False
+        try:
+            self.doc.save()
+        except TextConflict as exc:
+            why = "; ".join(d.message for d in exc.diagnostics)
+            answer = self.ask_conflict(why)
+            if answer == "reload":
+                self.doc.reload(discard=True)
+                self.say(f"Reloaded {self.doc.path.name} from disk: the unsaved edits were dropped")
+                return False
+            if answer != "overwrite":
+                self.say(f"Not saved: {why}")
+                return False
+            self.doc.save(overwrite_external=True)
+        except (OSError, DiagnosticError) as exc:
+            self.say(f"Cannot save {self.doc.path.name}: {exc}")
+            return False
+        self.ctx.log(f"saved {self.doc.path}")
+        return True
+
+    def _ask_conflict_dialog(self, why: str) -> str:
+        box = QMessageBox(self)
+        box.setWindowTitle("File changed on disk")
+        box.setText(why + "\n\nOverwrite it with this diagram's text, or reload it (dropping the unsaved edits)?")
+        over = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
+        reload = box.addButton("Reload", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return {id(over): "overwrite", id(reload): "reload"}.get(id(box.clickedButton()), "cancel")
+
+    def _set_classes(self, names: list[str]) -> None:
+        self.classes.blockSignals(True)
+        if [self.classes.itemText(i) for i in range(self.classes.count())] != names:
+            self.classes.clear()
+            self.classes.addItems(names)
+        if self.cls:
+            self.classes.setCurrentText(self.cls)
+        self.classes.blockSignals(False)
 
     def _reveal(self) -> None:
         """Show the panel's dock (hidden in a perspective until a diagram is opened)."""
@@ -126,21 +258,38 @@ class DiagramPanel(PanelWidget):
     def _class_chosen(self, name: str) -> None:
         if self.edits is not None and name and name != self.cls:
             self.cls = name
-            self.rebuild()
+            self.rebuild(keep_view=False)
             self.fit()
 
-    def rebuild(self) -> None:
-        """Re-project the diagram from the text, keeping the selection and the view."""
+    def rebuild(self, keep_view: bool = True) -> None:
+        """Re-project the diagram from the text, keeping the selection and (``keep_view``) the view."""
         if self.edits is None or self.cls is None:
             return
         selected = self.selected()
-        view = self.edits.view(self.cls)
+        h, v = self.view.horizontalScrollBar().value(), self.view.verticalScrollBar().value()
+        center = self.view.mapToScene(self.view.viewport().rect().center())
+        try:
+            view = self.edits.view(self.cls)
+        except OpError as exc:
+            self.message.setText(str(exc))
+            return
         self.nodes = build_scene(self.scene, view)
         for name in selected:
             if name in self.nodes:
                 self.nodes[name].setSelected(True)
-        rect = self.scene.itemsBoundingRect()
-        self.scene.setSceneRect(rect.adjusted(-200, -200, 200, 200))
+        rect = self.scene.itemsBoundingRect().adjusted(-200, -200, 200, 200)
+        if not keep_view:
+            self.scene.setSceneRect(rect)
+        else:  # the scene only grows while the view is kept, so the scroll position still holds
+            old = self.scene.sceneRect()
+            rect = rect.united(old)
+            self.scene.setSceneRect(rect)
+            self.view.horizontalScrollBar().setValue(h)
+            self.view.verticalScrollBar().setValue(v)
+            if rect != old:  # the scroll range moved: put the same scene point back in the middle
+                now = self.view.mapFromScene(center)
+                want = self.view.viewport().rect().center()
+                self.view.pan_by(now.x() - want.x(), now.y() - want.y())
         if view.unplaced:
             self.message.setText(f"{self.cls}: {len(view.nodes)} placed, {len(view.wires)} connections; "
                                  f"not drawn (no Placement): {', '.join(view.unplaced[:8])}"
@@ -165,16 +314,25 @@ class DiagramPanel(PanelWidget):
 
     def apply(self, ops: list[Op], label: str, at: QPointF | None = None) -> Transaction | None:
         """One gesture's ops as one transaction; a refusal changes nothing and says why."""
-        if self.edits is None or not ops:
+        if self.edits is None or self.doc is None or not ops:
             return None
+        if self.doc.external_change() and not self.doc.dirty:  # changed on disk: edit what is there now
+            self.doc.reload()
+            self.say(f"{label} not made: {self.doc.path.name} changed on disk and was reloaded", at)
+            return None
+        self._pending.stop()
+        self._own = True
         try:
             tx = self.edits.apply(ops, label)
         except OpError as exc:
             self.rebuild()  # put dragged icons back
             self.say(f"{label} refused: {exc}", at)
             return None
+        finally:
+            self._own = False
         self.rebuild()
-        self.message.setText(f"{label} ({len(ops)} edit{'s' if len(ops) != 1 else ''}) saved to {self.edits.path.name}")
+        self.message.setText(f"{label} ({len(ops)} edit{'s' if len(ops) != 1 else ''}); "
+                             f"{self.edits.path.name} unsaved (Save, Ctrl+S)")
         return tx
 
     def _moved(self, deltas: dict) -> None:
@@ -194,7 +352,7 @@ class DiagramPanel(PanelWidget):
 
     def command(self, name: str) -> None:
         """A canvas key: undo, redo, delete, rotate (R), flip_h (H), flip_v (V), fit (F)."""
-        if name in ("undo", "redo", "fit"):
+        if name in ("undo", "redo", "fit", "save"):
             getattr(self, name)()
             return
         comps = [c for c in self._placed() if c is not None]
@@ -230,10 +388,13 @@ class DiagramPanel(PanelWidget):
 
         def apply(changes: dict[str, str | None]) -> str | None:
             ops = [SetParameter(self.cls, name, k, v) for k, v in changes.items()]
+            self._own = True
             try:
                 self.edits.apply(ops, f"Parameters of {name}")
             except OpError as exc:
                 return str(exc)
+            finally:
+                self._own = False
             self.rebuild()
             return None
 
@@ -242,21 +403,24 @@ class DiagramPanel(PanelWidget):
         return self.dialog
 
     def undo(self) -> None:
-        if self.edits is not None and (tx := self.edits.undo()) is not None:
-            self.rebuild()
-            self.message.setText(f"Undone: {tx.label}")
+        self._history("undo")
 
     def redo(self) -> None:
+        self._history("redo")
+
+    def _history(self, which: str) -> None:
+        """Undo or redo the newest entry of the document's one history (a gesture or typed text)."""
         if self.edits is None:
             return
+        self._pending.stop()
+        self._own = True
         try:
-            tx = self.edits.redo()
-        except OpError as exc:
-            self.say(f"Redo refused: {exc}")
-            return
-        if tx is not None:
-            self.rebuild()
-            self.message.setText(f"Redone: {tx.label}")
+            label = getattr(self.edits, which)()
+        finally:
+            self._own = False
+        if label is not None:
+            self._on_text_changed()
+            self.message.setText(f"{'Undone' if which == 'undo' else 'Redone'}: {label}")
 
     # -- live values -----------------------------------------------------------------------------------
     def _running_prims(self, snapshot: WorkbenchSnapshot) -> tuple[str, ...]:
@@ -297,4 +461,6 @@ class DiagramPanel(PanelWidget):
                 node.update()
 
     def close_panel(self) -> None:
+        self.ctx.documents.removed.disconnect(self._on_document_removed)
+        self._detach()
         self.scene.clear()

@@ -1,90 +1,19 @@
 """The Modelica Diagram panel driven like a user: drag to connect (and be refused), drag five
-selected icons as one undo step, keys, and the journal holding exactly the user's ops."""
+selected icons as one undo step, keys, and the document's journal holding exactly the user's ops.
+Edits go to the file's shared TextDocument; only Save writes the file."""
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit
 
 from luncosim_core.modelica.syntax.ops import AddConnection, RemoveComponent, SetPlacement
-from luncosim_core.twin.roots import repository_root
 
-LIB = repository_root() / "assets" / "models"
-
-
-@pytest.fixture
-def rc_file(tmp_path) -> Path:
-    """A copy of our library (so saves never touch the repository) and its RCCircuit."""
-    shutil.copytree(LIB / "Workbench", tmp_path / "lib" / "Workbench")
-    return tmp_path / "lib" / "Workbench" / "Electrical" / "RCCircuit.mo"
-
-
-@pytest.fixture
-def external_assets() -> Path:
-    root = os.environ.get("LUNCOSIM_EXTERNAL_ASSETS")
-    if not root or not Path(root).is_dir():
-        pytest.skip("LUNCOSIM_EXTERNAL_ASSETS not set")
-    return Path(root)
-
-
-@pytest.fixture
-def panel(window, qtbot):
-    p = window.panels["diagram"]
-    dock = p.parentWidget()
-    while dock is not None and not isinstance(dock, QDockWidget):
-        dock = dock.parentWidget()
-    dock.setFloating(True)
-    dock.show()
-    dock.resize(900, 700)
-    qtbot.waitExposed(dock)
-    return p
-
-
-def _send(view, kind, pos: QPoint, buttons, modifiers=Qt.KeyboardModifier.NoModifier):
-    button = Qt.MouseButton.LeftButton if kind != QEvent.Type.MouseMove else Qt.MouseButton.NoButton
-    ev = QMouseEvent(kind, QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), button, buttons, modifiers)
-    QApplication.sendEvent(view.viewport(), ev)
-
-
-def drag(qtbot, view, start: QPoint, end: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
-    """Press, move in steps (with the button held), release: what a hand does."""
-    left = Qt.MouseButton.LeftButton
-    _send(view, QEvent.Type.MouseButtonPress, start, left, modifiers)
-    for k in range(1, 9):
-        p = start + (end - start) * (k / 8)
-        _send(view, QEvent.Type.MouseMove, QPoint(int(p.x()), int(p.y())), left, modifiers)
-        qtbot.wait(5)
-    _send(view, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton, modifiers)
-    qtbot.wait(20)
-
-
-def click(view, pos: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
-    _send(view, QEvent.Type.MouseButtonPress, pos, Qt.MouseButton.LeftButton, modifiers)
-    _send(view, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton, modifiers)
-
-
-def at_port(panel, ref: str) -> QPoint:
-    head, _, port = ref.partition(".")
-    node = panel.nodes[head]
-    item = node.port(port) if port else node.ports[0]
-    return panel.view.mapFromScene(item.scene_center())
-
-
-def at_node(panel, name: str) -> QPoint:
-    node = panel.nodes[name]
-    r = node._rect  # the icon's body, away from its connectors (an own connector: its rim)
-    y = r.center().y() + r.height() * (0.4 if node.view.own_connector is not None else 0.1)
-    return panel.view.mapFromScene(node.mapToScene(QPointF(r.center().x(), y)))
-
-
-def changed_lines(old: str, new: str) -> list[str]:
-    return sorted(set(new.splitlines()) - set(old.splitlines()))
+from .gestures import at_node, at_port, changed_lines, click, drag
+from .gestures import send as _send
 
 
 def test_drag_connect_refuses_incompatible_connectors_and_joins_compatible_ones(panel, qtbot, rc_file):
@@ -94,11 +23,15 @@ def test_drag_connect_refuses_incompatible_connectors_and_joins_compatible_ones(
     drag(qtbot, view, at_port(panel, "ground.p"), at_port(panel, "v_cap"))
     assert "Connect refused" in panel.message.text()
     assert "ground.p is a Pin connector (flow i, v) but v_cap is an output Real signal" in panel.message.text()
-    assert rc_file.read_text() == original and panel.edits.done == []
+    assert panel.doc.text == original and panel.edits.done == []
     drag(qtbot, view, at_port(panel, "ground.p"), at_port(panel, "capacitor.n"))
     assert [tx.ops for tx in panel.edits.done] == [(AddConnection("RCCircuit", "ground.p", "capacitor.n"),)]
-    after = rc_file.read_text()
+    after = panel.doc.text
     assert changed_lines(original, after) == ["  connect(ground.p, capacitor.n);"]
+    assert rc_file.read_text() == original and panel.doc.dirty  # written only when saved
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert rc_file.read_text() == after and not panel.doc.dirty
     assert len(panel.scene.items()) > 0 and len(panel.edits.view("RCCircuit").wires) == 5
 
 
@@ -115,14 +48,15 @@ def test_dragging_five_selected_icons_is_one_undo_step(panel, qtbot, rc_file):
     [tx] = panel.edits.done
     assert len(tx.ops) == 5 and all(isinstance(op, SetPlacement) for op in tx.ops)
     assert sorted(op.component for op in tx.ops) == sorted(names)
-    moved = rc_file.read_text()
+    moved = panel.doc.text
     assert len(changed_lines(original, moved)) == 5  # one Placement line each, nothing else
+    assert len(panel.doc.entries()) == 1  # one journal entry
     assert panel.selected() == sorted(names)  # re-projected from the text, selection kept
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert rc_file.read_text() == original and panel.edits.done == []
+    assert panel.doc.text == original and panel.edits.done == [] and not panel.doc.dirty
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert rc_file.read_text() == moved and len(panel.edits.done) == 1
+    assert panel.doc.text == moved and len(panel.edits.done) == 1
 
 
 def test_keys_rotate_flip_and_delete_selected_components(panel, qtbot, rc_file):
@@ -138,11 +72,11 @@ def test_keys_rotate_flip_and_delete_selected_components(panel, qtbot, rc_file):
     assert ops == [(SetPlacement("RCCircuit", "resistor", rotation=90),),
                    (SetPlacement("RCCircuit", "resistor", flip_h=True),),
                    (RemoveComponent("RCCircuit", "resistor"),)]
-    text = rc_file.read_text()
+    text = panel.doc.text
     assert "Resistor resistor" not in text and "connect(source.p, resistor.p)" not in text
     for _ in range(3):
         qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert rc_file.read_text() == original
+    assert panel.doc.text == original and rc_file.read_text() == original
 
 
 def test_a_lunco_model_with_icons_opens_with_its_components(panel, external_assets, tmp_path):
@@ -200,12 +134,12 @@ def test_parameters_dialog_shows_inherited_parameters_and_refuses_bad_values(pan
     assert dialog.isVisible() and "soc_initial = 1.5 is above its maximum 1" in dialog.problem.text()
     _type_modifier(qtbot, dialog, "soc_initial", "0.5 *")
     _ok(qtbot, dialog)
-    assert "is not a Modelica expression" in dialog.problem.text() and path.read_text() == original
+    assert "is not a Modelica expression" in dialog.problem.text() and panel.doc.text == original
     _type_modifier(qtbot, dialog, "soc_initial", "0.5")
     _type_modifier(qtbot, dialog, "r_internal", "0.1")
     _ok(qtbot, dialog)
     assert not dialog.isVisible()
     assert [tx.label for tx in panel.edits.done] == ["Parameters of bat"]
-    assert changed_lines(original, path.read_text()) == [
+    assert changed_lines(original, panel.doc.text) == [
         "  Workbench.Power.Battery bat(r_internal = 0.1, soc_initial = 0.5) annotation(Placement("
         "transformation(extent = {{-10, -10}, {10, 10}})));"]
