@@ -60,3 +60,67 @@ def test_non_ascii_names_are_rejected(src: str, col: int) -> None:
 
 def test_non_ascii_text_in_strings_and_comments_is_fine() -> None:
     assert run('// ünïcödé comment\nlet s = "café 变量"; s.len()') == 7
+
+
+# ── property getters ───────────────────────────────────────────────────────────────────
+# Rhai's packages register these functions as getters too (`get = "..."`): `x.name` calls them
+GETTERS = [
+    ("let x = 3.7; x.floor", 3.0),
+    ("let x = 3.2; x.ceiling", 4.0),
+    ("let x = -2.5; x.round", -3.0),
+    ("let x = 3.75; x.int", 3.0),
+    ("int(-3.75)", -3.0),
+    ("let x = 3.75; x.fraction", 0.75),
+    ("let x = 0.0 / 0.0; x.is_nan", True),
+    ("let x = 1.5; x.is_nan", False),
+    ("let x = 1.0 / 0.0; x.is_infinite", True),
+    ("let x = 1.5; x.is_finite", True),
+    ("let x = 0.0; x.is_zero", True),
+    ("let x = 0; x.is_zero", True),
+    ("let x = 7; x.is_odd", True),
+    ("let x = -4; x.is_even", True),
+    ("let x = 5; let n = 0; for b in x.bits { if b { n += 1; } } n", 2),
+    ('let s = "héllo"; s.len', 5),
+    ('let s = "héllo"; s.bytes', 6),
+    ('let s = ""; s.is_empty', True),
+    ('let s = "ab"; let n = 0; for c in s.chars { n += 1; } n', 2),
+    ("let a = [1, 2]; a.len", 2),
+    ("let a = []; a.is_empty", True),
+    ("let b = blob(3); b.len", 3),
+    ("let b = blob(); b.is_empty", True),
+    ("let r = 1..5; r.start", 1),
+    ("let r = 1..5; r.end", 5),
+    ("let r = 1..=5; r.is_inclusive", True),
+    ("let r = 1..5; r.is_exclusive", True),
+    ("let r = 5..5; r.is_empty", True),
+    ("let r = 5..=5; r.is_empty", False),
+    ("let r = 3..; r.is_empty", False),
+    ("(1..=4).is_inclusive()", True),
+    ("(1..4).is_exclusive()", True),
+    ('let f = Fn("foo"); f.name', "foo"),
+    ("let f = |x| x; f.is_anonymous", True),
+    ("let m = #{len: 3}; m.len", 3),                  # a map's property is its entry
+    ("let m = #{}; m.len", ()),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), GETTERS, ids=[s for s, _ in GETTERS])
+def test_getters(src: str, expected: Any, same: Any) -> None:
+    from luncosim_core.scripting.rhai import Unit
+
+    got = run(src)
+    assert same(got, Unit if expected == () else expected), got
+
+
+@pytest.mark.parametrize(("src", "message"), [
+    ("let x = -5; x.abs", "Property not found: abs (i64)"),     # `abs` is no getter in Rhai
+    ("let x = 3; x.floor", "Property not found: floor (i64)"),  # floor is a float function
+    ("let x = 2.0; x.is_odd", "Property not found: is_odd (f64)"),
+    ("let c = '1'; c.is_digit", "Property not found: is_digit (char)"),
+    ("let r = 1..3; r.len", "Property not found: len (range)"),
+])
+def test_no_getter(src: str, message: str) -> None:
+    from luncosim_core.scripting.rhai import RhaiRuntimeError
+
+    with pytest.raises(RhaiRuntimeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run(src)

@@ -3,45 +3,32 @@ container such as a string or an integer's bits)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .errors import RhaiRuntimeError
-from .values import I64_MAX, Char, FnPtr, RhaiRange, Timestamp, Unit, type_of
+from .values import I64_MAX, Char, RhaiRange, Unit, type_of
+
+GETTERS: dict[tuple[type, str], Callable[[Any], Any]] = {}
+
+
+def getter(name: str, *types: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Also serve ``x.name`` for values of ``types`` with the decorated function, as Rhai's
+    packages register some functions as property getters too (``get = "name"``)."""
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for t in types:
+            GETTERS[(t, name)] = fn
+        return fn
+    return deco
 
 
 def get_prop(o: Any, name: str) -> Any:
     """``o.name``: a map's property (``()`` when missing) or a built-in getter."""
     if type(o) is dict:
         return o.get(name, Unit)
-    t = type(o)
-    if name == "len" or name == "is_empty":
-        if t in (str, list, bytearray, dict):
-            return len(o) if name == "len" else len(o) == 0
-    if t is Timestamp and name == "elapsed":
-        return o.elapsed
-    if t is RhaiRange:
-        if name == "start":
-            return o.start
-        if name == "end":
-            return o.end
-        if name == "is_inclusive":
-            return o.inclusive
-        if name == "is_exclusive":
-            return not o.inclusive
-    if t is FnPtr and name == "name":
-        return o.name
-    if t is FnPtr and name == "is_anonymous":
-        return o.closure is not None
-    if (t is int or t is float) and name in ("is_zero", "is_odd", "is_even", "abs"):
-        if name == "is_zero":
-            return o == 0
-        if name == "abs":
-            return abs(o)
-        if t is int:
-            return (o % 2 == 1) if name == "is_odd" else (o % 2 == 0)
-    if t is Char:
-        if name == "is_digit":
-            return o.isdigit()
+    g = GETTERS.get((type(o), name))
+    if g is not None:
+        return g(o)
     if o is Unit:
         raise RhaiRuntimeError(f"Cannot access property '{name}' of ()")
     raise RhaiRuntimeError(f"Property not found: {name} ({type_of(o)})")

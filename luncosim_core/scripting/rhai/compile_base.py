@@ -209,10 +209,10 @@ PURE_METHODS = frozenset((
     "len", "is_empty", "contains", "index_of", "get", "keys", "values", "to_string",
     "to_debug", "type_of", "map", "filter", "reduce", "reduce_rev", "some", "all", "find",
     "find_map", "extract", "first", "last", "sub_string", "starts_with", "ends_with",
-    "to_upper", "to_lower", "chars", "bytes", "abs", "floor", "ceiling", "round", "int_part",
+    "to_upper", "to_lower", "chars", "bytes", "abs", "floor", "ceiling", "round", "int_part", "int",
     "fraction", "sqrt", "to_int", "to_float", "is_nan", "is_finite", "is_infinite", "min",
     "max", "to_json", "to_array", "as_string", "call", "curry", "name", "is_anonymous",
-    "elapsed", "start", "end", "is_odd", "is_even", "is_zero", "sign", "to_hex", "to_binary",
+    "elapsed", "start", "end", "is_inclusive", "is_exclusive", "is_odd", "is_even", "is_zero", "sign", "to_hex", "to_binary",
     "to_octal", "zip", "equals", "to_blob", "sin", "cos", "tan", "exp", "ln", "log",
 ))
 

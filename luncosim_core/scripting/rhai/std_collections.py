@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .access import getter
 from .errors import FnNotFound, RhaiLimitError, RhaiRuntimeError
 from .ops import eq
 from .runtime import WriteBack
@@ -80,6 +81,7 @@ def _truthy(v: Any, what: str) -> bool:
 
 # ── shared names (dispatch on the receiver's type) ─────────────────────────────────────
 @native("len")
+@getter("len", str, list, bytearray)
 def _len(x: Any) -> int:
     if type(x) in (str, list, dict, bytearray):
         return len(x)
@@ -89,7 +91,10 @@ def _len(x: Any) -> int:
 
 
 @native("is_empty")
+@getter("is_empty", str, list, bytearray, RhaiRange)
 def _is_empty(x: Any) -> bool:
+    if type(x) is RhaiRange:
+        return x.start > x.end if x.inclusive else x.start >= x.end
     return _len(x) == 0
 
 
@@ -392,11 +397,13 @@ def _replace(s: Any, find: Any, sub: Any) -> Any:
 
 
 @native("chars")
+@getter("chars", str)
 def _chars(s: Any) -> list:
     return [Char(c) for c in _str(s)]
 
 
 @native("bytes")
+@getter("bytes", str)
 def _bytes(s: Any) -> int:
     return len(_str(s).encode("utf-8"))
 

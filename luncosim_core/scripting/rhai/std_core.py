@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .access import getter
 from .errors import FnNotFound, RhaiRuntimeError
 from .values import (
     I64_MAX,
@@ -113,6 +114,7 @@ def _is_def_fn(rt: Any, name: Any, arity: Any) -> bool:
 
 
 @native("is_anonymous")
+@getter("is_anonymous", FnPtr)
 def _is_anon(fp: Any) -> bool:
     if type(fp) is not FnPtr:
         raise FnNotFound
@@ -120,6 +122,7 @@ def _is_anon(fp: Any) -> bool:
 
 
 @native("name")
+@getter("name", FnPtr)
 def _fp_name(fp: Any) -> str:
     if type(fp) is not FnPtr:
         raise FnNotFound
@@ -191,6 +194,7 @@ def _round_half_away(v: float) -> float:
 
 
 @native("floor")
+@getter("floor", float)
 def _floor(x: Any) -> Any:
     if type(x) is int:
         return x
@@ -199,6 +203,7 @@ def _floor(x: Any) -> Any:
 
 
 @native("ceiling")
+@getter("ceiling", float)
 def _ceiling(x: Any) -> Any:
     if type(x) is int:
         return x
@@ -207,13 +212,15 @@ def _ceiling(x: Any) -> Any:
 
 
 @native("round")
+@getter("round", float)
 def _round(x: Any) -> Any:
     if type(x) is int:
         return x
     return _round_half_away(_f(x))
 
 
-@native("int_part")
+@native("int", "int_part")
+@getter("int", float)
 def _int_part(x: Any) -> Any:
     if type(x) is int:
         return x
@@ -222,6 +229,7 @@ def _int_part(x: Any) -> Any:
 
 
 @native("fraction")
+@getter("fraction", float)
 def _fraction(x: Any) -> Any:
     if type(x) is int:
         return 0
@@ -273,6 +281,7 @@ def _max(a: Any, b: Any) -> Any:
 
 
 @native("is_nan")
+@getter("is_nan", float)
 def _is_nan(x: Any) -> bool:
     if type(x) is not float:
         raise FnNotFound
@@ -280,16 +289,19 @@ def _is_nan(x: Any) -> bool:
 
 
 @native("is_finite")
+@getter("is_finite", float)
 def _is_finite(x: Any) -> bool:
     return math.isfinite(_f(x))
 
 
 @native("is_infinite")
+@getter("is_infinite", float)
 def _is_infinite(x: Any) -> bool:
     return math.isinf(_f(x))
 
 
 @native("is_zero")
+@getter("is_zero", int, float)
 def _is_zero(x: Any) -> bool:
     if not _num(x):
         raise FnNotFound
@@ -297,6 +309,7 @@ def _is_zero(x: Any) -> bool:
 
 
 @native("is_odd")
+@getter("is_odd", int)
 def _is_odd(x: Any) -> bool:
     if type(x) is not int:
         raise FnNotFound
@@ -304,6 +317,7 @@ def _is_odd(x: Any) -> bool:
 
 
 @native("is_even")
+@getter("is_even", int)
 def _is_even(x: Any) -> bool:
     if type(x) is not int:
         raise FnNotFound
@@ -410,6 +424,7 @@ def _timestamp() -> Timestamp:
 
 
 @native("elapsed")
+@getter("elapsed", Timestamp)
 def _elapsed(ts: Any) -> float:
     if type(ts) is not Timestamp:
         raise FnNotFound
@@ -456,6 +471,7 @@ def _range(a: Any, b: Any, step: Any = None) -> Any:
 
 
 @native("start")
+@getter("start", RhaiRange)
 def _start(r: Any) -> int:
     if type(r) is not RhaiRange:
         raise FnNotFound
@@ -463,7 +479,24 @@ def _start(r: Any) -> int:
 
 
 @native("end")
+@getter("end", RhaiRange)
 def _end(r: Any) -> int:
     if type(r) is not RhaiRange:
         raise FnNotFound
     return r.end
+
+
+@native("is_inclusive")
+@getter("is_inclusive", RhaiRange)
+def _is_inclusive(r: Any) -> bool:
+    if type(r) is not RhaiRange:
+        raise FnNotFound
+    return r.inclusive
+
+
+@native("is_exclusive")
+@getter("is_exclusive", RhaiRange)
+def _is_exclusive(r: Any) -> bool:
+    if type(r) is not RhaiRange:
+        raise FnNotFound
+    return not r.inclusive

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from .access import bit_mask, get_bits, set_bits
+from .access import bit_mask, get_bits, getter, set_bits
 from .errors import FnNotFound, RhaiRuntimeError
 from .runtime import WriteBack
 from .std_collections import _range_span, _span
@@ -52,6 +52,7 @@ def _set_bits(x: Any, start: Any, length: Any, value: Any = None) -> Any:
 
 
 @native("bits")
+@getter("bits", int)
 def _bits(x: Any, start: Any = 0, length: Any = None) -> list:
     """The bits of ``x`` from bit ``start`` upward (``for b in bits(x, 2, 10)``)."""
     x = _int(x)

@@ -299,39 +299,44 @@ def to_display(v: Any) -> str:
 
 def to_debug(v: Any) -> str:
     """Rhai's Debug text (what ``debug`` and ``to_debug`` produce: quoted strings, ``()``)."""
-    t = type(v)
-    if t is str:
-        return _debug_str(v)
-    if t is Char:
-        return _debug_char(v)
-    if t is int:
-        return str(v)
-    if t is float:
-        return debug_float(v)
-    if t is bool:
-        return "true" if v else "false"
-    if v is Unit or v is None:
+    f = _DEBUG.get(type(v))
+    if f is not None:
+        return f(v)
+    if v is None:
         return "()"
-    if t is list:
-        return "[" + ", ".join(to_debug(x) for x in v) + "]"
-    if t is dict:
-        return "#{" + ", ".join(f"{_debug_str(k)}: {to_debug(v[k])}" for k in sorted(v)) + "}"
-    if t is FnPtr:
-        if v.curry:
-            return f"Fn({v.name}, {to_debug(list(v.curry))})"
-        return f"Fn({v.name})"
-    if t is RhaiRange:
-        return repr(v)
-    if t is bytearray or t is bytes:
-        parts = []
-        for i, b in enumerate(v):
-            if i > 0 and i % 8 == 0:
-                parts.append(" ")
-            parts.append(f"{b:02x}")
-        return "[" + "".join(parts) + "]"
-    if t is Timestamp:
-        return "<timestamp>"
     return repr(v)
+
+
+def _debug_fnptr(v: FnPtr) -> str:
+    if v.curry:
+        return f"Fn({v.name}, {to_debug(list(v.curry))})"
+    return f"Fn({v.name})"
+
+
+def _debug_blob(v: bytes | bytearray) -> str:
+    parts = []
+    for i, b in enumerate(v):
+        if i > 0 and i % 8 == 0:
+            parts.append(" ")
+        parts.append(f"{b:02x}")
+    return "[" + "".join(parts) + "]"
+
+
+_DEBUG: dict[type, Any] = {
+    str: _debug_str,
+    Char: _debug_char,
+    int: str,
+    float: debug_float,
+    bool: lambda v: "true" if v else "false",
+    _UnitType: lambda v: "()",
+    list: lambda v: "[" + ", ".join(to_debug(x) for x in v) + "]",
+    dict: lambda v: "#{" + ", ".join(f"{_debug_str(k)}: {to_debug(v[k])}" for k in sorted(v)) + "}",
+    FnPtr: _debug_fnptr,
+    RhaiRange: repr,
+    bytearray: _debug_blob,
+    bytes: _debug_blob,
+    Timestamp: lambda v: "<timestamp>",
+}
 
 
 def deep_copy(v: Any) -> Any:
