@@ -10,8 +10,9 @@ serves the same facade.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,6 +31,14 @@ from luncosim_workbench.telemetry import TelemetryRing
 
 class NoDocument(DiagnosticError):
     """``apply`` was called with no document open."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlotPorts:
+    """Ports to plot over time (``/Prim.port`` keys), published on ``events`` by
+    :meth:`PanelContext.plot_ports`: the Plots panel adds a curve for each."""
+
+    keys: tuple[str, ...]
 
 
 class Workspace(Protocol):
@@ -163,6 +172,11 @@ class PanelContext(QObject):
         """Draw a mission in the viewport: a ``luncosim_core.mission.drawing.MissionDrawing``
         (plain arrays: costmap, path, footprints, fluid particles, body poses); None clears it."""
         self._show_mission(drawing)
+
+    def plot_ports(self, keys: Iterable[str]) -> None:
+        """Plot ports (``/Prim.port`` keys) over time: a :class:`PlotPorts` on ``events`` (the
+        Plots panel adds their curves), as a drag from the Ports panel onto Plots does."""
+        self.events.emit((PlotPorts(tuple(keys)),))
 
     def show_results(self, plot: ResultsPlot) -> None:
         """Publish a result series (e.g. a sweep's output against its parameter) on ``events``:
