@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_workbench import resources
-from luncosim_workbench.context import PanelContext
+from luncosim_workbench.context import PanelContext, PlotPorts
 from luncosim_workbench.events import ResultsPlot
 from luncosim_workbench.mime import PORT_MIME
 from luncosim_workbench.plugins import PanelWidget
@@ -87,14 +87,27 @@ class PlotsPanel(PanelWidget):
         if event.type() == event.Type.PaletteChange:
             self._apply_theme()
 
+    def on_theme_changed(self) -> None:
+        self._apply_theme()
+
     def _apply_theme(self) -> None:
-        """Plot colours follow the workbench theme."""
+        """Plot colours follow the workbench theme: backgrounds, axes and the legend (its
+        text in the theme's foreground on a box of the plot's background, so it reads in both)."""
         theme = resources.current_theme()
-        self.plot.setBackground(theme.plot_background)
-        for axis in ("left", "bottom"):
-            ax = self.plot.getPlotItem().getAxis(axis)
-            ax.setPen(theme.plot_foreground)
-            ax.setTextPen(theme.plot_foreground)
+        for widget in (self.plot, self.results_plot):
+            widget.setBackground(theme.plot_background)
+            item = widget.getPlotItem()
+            for axis in ("left", "bottom"):
+                ax = item.getAxis(axis)
+                ax.setPen(theme.plot_foreground)
+                ax.setTextPen(theme.plot_foreground)
+        box = pg.mkColor(theme.plot_background)
+        box.setAlpha(215)
+        self.legend.setBrush(pg.mkBrush(box))
+        self.legend.setPen(pg.mkPen(theme.plot_foreground, width=0.5))
+        self.legend.setLabelTextColor(theme.plot_foreground)
+        for _sample, label in self.legend.items:  # setLabelTextColor does not redraw existing labels
+            label.setText(label.text, color=theme.plot_foreground)
 
     # ------------------------------------------------------------------ channels
     def add_channel(self, key: str) -> bool:
@@ -139,11 +152,15 @@ class PlotsPanel(PanelWidget):
         for event in events:
             if isinstance(event, ResultsPlot):
                 self.show_results(event)
+            elif isinstance(event, PlotPorts):  # "Plot" in the Ports panel (PanelContext.plot_ports)
+                for key in event.keys:
+                    self.add_channel(key)
 
     def show_results(self, plot: ResultsPlot) -> None:
         """Show a result series (parameter against output) under the strip chart."""
         self.results.setData(list(plot.xs), list(plot.ys))
-        self.results_plot.setTitle(plot.title + (f"  ({plot.source})" if plot.source else ""), size="9pt")
+        self.results_plot.setTitle(plot.title + (f"  ({plot.source})" if plot.source else ""), size="9pt",
+                                   color=resources.current_theme().plot_foreground)
         self.results_plot.setLabel("bottom", plot.x_label)
         self.results_plot.setLabel("left", plot.y_label)
         self.results_plot.setVisible(True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 
+import pytest
+
 from luncosim_workbench.testing import AXLE_FL, CHASSIS_X, ports_ready
 
 
@@ -45,3 +47,32 @@ def test_dragging_a_port_onto_the_plots_adds_a_curve(opened, qtbot):
     plots.dropEvent(event)
     assert plots.channels == [AXLE_FL + ".velocity"]
     assert AXLE_FL + ".velocity" in plots.curves
+
+
+def _luminance(hex_color: str) -> float:
+    from pyqtgraph import mkColor
+
+    c = mkColor(hex_color)
+    lin = [(v / 255 / 12.92) if v / 255 <= 0.03928 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in (c.red(), c.green(), c.blue())]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_legend_reads_in_both_themes(window, theme):
+    from pyqtgraph import mkColor
+
+    from luncosim_workbench import resources
+
+    plots = window.panels["plots"]
+    plots.add_channel(CHASSIS_X)  # a label made before the switch is redrawn too
+    window.set_theme("dark" if theme == "light" else "light")
+    window.set_theme(theme)
+    plots.add_channel(AXLE_FL + ".angle")
+    colours = resources.load_theme(theme)
+    for _sample, label in plots.legend.items:
+        assert mkColor(label.opts["color"]).name() == colours.plot_foreground
+        assert colours.plot_foreground.lstrip("#") in label.item.toHtml()
+    box = plots.legend.opts["brush"].color()
+    assert box.name() == colours.plot_background and box.alpha() > 180
+    light, dark = sorted((_luminance(colours.plot_foreground), _luminance(colours.plot_background)), reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5  # WCAG AA contrast of the legend text on its box
