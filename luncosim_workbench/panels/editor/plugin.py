@@ -20,6 +20,8 @@ PANEL = PanelSpec(
                    tip="Save the current source tab (Ctrl+S inside the editor)"),
         ActionSpec("editor.save_run", "Save && Run Source", lambda panel: panel.save_and_run(), menus=_MENU,
                    tip="Save the current source tab and reload it into the running simulation (Ctrl+Enter)"),
+        ActionSpec("editor.revert", "Revert Source File", lambda panel: panel.revert(), menus=_MENU,
+                   tip="Discard the current source tab's unsaved edits and reload it from disk (asks first)"),
         ActionSpec("editor.definition", "Go to Definition", lambda panel: panel.go_to_definition(), menus=_MENU,
                    tip="Open the definition of the name at the caret (F12 inside the editor)"),
     ),

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.language import check_source
 from luncosim_core.language.modelica import (
     BUILTINS,
@@ -71,6 +71,11 @@ class EditorPanel(PanelWidget):
         self.theme = _palette_theme()
         # answers "save", "discard" or "cancel" for a dirty tab being closed (tests replace it)
         self.ask_close = self._ask_close_dialog
+        # answers "revert" or "cancel" before unsaved edits are thrown away (tests replace it)
+        self.ask_revert = self._ask_revert_dialog
+        # what the running simulation's last Save & Run compile said about each file (shown inline
+        # with the live check's findings until the next Save & Run of that file or a reload)
+        self.run_diagnostics: dict[Path, list[Diagnostic]] = {}
         self.awaiting_reload: set[str] = set()
         self._script_names: dict[str, tuple[str, ...]] = {}  # functions a script defines (checker thread)  # files saved with Save & Run, waiting for the simulation
         self._relay = _Relay()
@@ -163,6 +168,7 @@ class EditorPanel(PanelWidget):
             editor.command.connect(lambda action, e=editor: self._on_command(e, action))
             doc.changed.connect(lambda *_a, e=editor: self._on_edit(e))
             doc.saved.connect(lambda *_a, e=editor: self._update_title(e))
+            doc.reloaded.connect(lambda e=editor: self._on_edit(e))
             self.editors[path] = editor
             self.tabs.addTab(editor, path.name)
             self.tabs.setTabToolTip(self.tabs.indexOf(editor), str(path))
@@ -207,6 +213,28 @@ class EditorPanel(PanelWidget):
         return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
             QMessageBox.StandardButton(answer), "cancel")
 
+    def _ask_revert_dialog(self, name: str) -> str:
+        answer = QMessageBox.question(self, "Revert", f"Discard the unsaved edits of {name} and reload it from disk?",
+                                      QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        return "revert" if answer == QMessageBox.StandardButton.Discard else "cancel"
+
+    def revert(self, editor: CodeEditor | None = None) -> bool:
+        """Discard unsaved edits and read the file again (asks first when there are edits)."""
+        editor = editor or self.current()
+        if editor is None:
+            return False
+        doc = editor.doc
+        if doc.dirty and self.ask_revert(doc.path.name) != "revert":
+            return False
+        try:
+            doc.reload(discard=True)
+        except (OSError, DiagnosticError) as exc:
+            self.status.setText(f"Cannot revert {doc.path.name}: {exc}")
+            return False
+        self._update_title(editor)
+        self.status.setText(f"Reverted {doc.path.name} to the file on disk")
+        return True
+
     # ------------------------------------------------------------------ diagnostics
     def _check(self, key: str, text: str) -> list[Diagnostic]:
         """On the checker thread: diagnostics, and the script's own names for completion."""
@@ -225,6 +253,17 @@ class EditorPanel(PanelWidget):
             return  # the buffer moved on: a newer check is coming
         own = [d for d in diags if not d.layer or Path(d.layer).resolve() == editor.doc.path]
         self.results[editor.doc.path] = (revision, own)
+        self._show(editor)
+
+    def shown_diagnostics(self, editor: CodeEditor) -> list[Diagnostic]:
+        """The live check's findings and the last Save & Run compile's (each once)."""
+        live = list(self.results.get(editor.doc.path, (0, []))[1])
+        seen = {(d.code, d.line, d.column, d.message) for d in live}
+        return live + [d for d in self.run_diagnostics.get(editor.doc.path, ())
+                       if (d.code, d.line, d.column, d.message) not in seen]
+
+    def _show(self, editor: CodeEditor) -> None:
+        own = self.shown_diagnostics(editor)
         editor.show_diagnostics(own)
         self.ctx.report_source_diagnostics(str(editor.doc.path), own)
         errors = sum(d.is_error for d in own)
@@ -270,6 +309,8 @@ class EditorPanel(PanelWidget):
             self.status.setText(f"Saved {editor.doc.path.name}; no simulation is running")
             return True
         self.awaiting_reload.add(str(editor.doc.path))
+        if self.run_diagnostics.pop(editor.doc.path, None):
+            self._show(editor)
         kept = f" ({len(errors)} error(s) shown: the running version will continue)" if errors else ""
         if editor.doc.language == "modelica":
             self.status.setText(f"Saved {editor.doc.path.name}; recompiling in the simulation…{kept}")
@@ -279,17 +320,42 @@ class EditorPanel(PanelWidget):
         return True
 
     def on_events(self, events: tuple) -> None:
+        outcome = None
         for e in events:
             if not isinstance(e, DiagnosticEvent):
                 continue
             d = e.diagnostic
             what = RELOAD_CODES.get(d.code)
-            if not what and d.is_error and d.layer and str(Path(d.layer).resolve()) in self.awaiting_reload:
-                what = f"did not compile: the running version continues ({d.message})"
-            if what and self.awaiting_reload:
-                self.awaiting_reload.clear()
-                self.status.setText(f"Save & Run: {what} ({d.path})")
-                self.ctx.notify(f"Save & Run: {what}")
+            file = Path(d.layer).resolve() if d.layer and d.layer.startswith("/") else None
+            if d.is_error and file is not None and str(file) in self.awaiting_reload:
+                self._add_run_diagnostic(file, d)
+                what = what or f"did not compile: the running version continues ({d.message})"
+            if what and self.awaiting_reload and (outcome is None or d.code == "modelica.reloaded"):
+                outcome = (what, d)
+        if outcome is None:
+            return
+        what, d = outcome
+        if d.code == "modelica.reloaded":
+            for name in self.awaiting_reload:
+                editor = self.editors.get(Path(name))
+                if self.run_diagnostics.pop(Path(name), None) and editor is not None:
+                    self._show(editor)
+        self.awaiting_reload.clear()
+        self.status.setText(f"Save & Run: {what} ({d.path})")
+        self.ctx.notify(f"Save & Run: {what}")
+
+    def _add_run_diagnostic(self, file: Path, d: Diagnostic) -> None:
+        """A Save & Run compile error for ``file``: shown inline and in Diagnostics (leading to the
+        file, not to the prim)."""
+        kept = Diagnostic(d.severity, d.code, f"Save & Run: {d.message}", layer=str(file), line=d.line,
+                          column=d.column, source=d.source or "modelica")
+        found = self.run_diagnostics.setdefault(file, [])
+        if all((k.code, k.line, k.column, k.message) != (kept.code, kept.line, kept.column, kept.message)
+               for k in found):
+            found.append(kept)
+        editor = self.editors.get(file)
+        if editor is not None:
+            self._show(editor)
 
     # ------------------------------------------------------------------ completion
     def completions(self, editor: CodeEditor) -> tuple[list[str], int]:

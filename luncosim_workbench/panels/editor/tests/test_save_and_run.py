@@ -80,3 +80,66 @@ def test_ctrl_enter_with_a_broken_scenario_keeps_the_running_version(opened, twi
     wait_for(qtbot, lambda: opened.bridge.latest.tick > tick + 10)  # still running
     assert opened.bridge.latest.status != "faulted"
     opened.pause()
+
+
+def _lag_twin(tmp_path):
+    twin = tmp_path / "lagtwin"
+    (twin / "models").mkdir(parents=True)
+    (twin / "scenes").mkdir()
+    (twin / "twin.toml").write_text('name = "lag"\nversion = "0.1.0"\n\n[usd]\ndefault_scene = "scenes/lag.usda"\n')
+    (twin / "scenes" / "lag.usda").write_text(SCENE)
+    (twin / "models" / "Lag.mo").write_text(MODEL)
+    return twin
+
+
+def test_a_save_and_run_compile_error_shows_inline_and_in_diagnostics(window, tmp_path, qtbot):
+    twin = _lag_twin(tmp_path)
+    window.show()
+    assert window.open_path(twin)
+    window.play()
+    wait_for(qtbot, lambda: _y(window) > 0.05, timeout=60000)
+    panel = window.panels["editor"]
+    editor = window.open_location(str(twin / "models" / "Lag.mo"), 5)
+    wait_for(qtbot, lambda: editor.doc.path in panel.results)
+    editor.gotoPos(editor.positionFromLine(4) + len("  der(y) = "))
+    qtbot.keyClicks(editor, "delay(u, 0.1) * 0 + ")
+    # the live check (the front end) accepts it; the stepper does not support delay()
+    wait_for(qtbot, lambda: panel.results[editor.doc.path][0] == editor.doc.revision)
+    assert editor.squiggles() == []
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    wait_for(qtbot, lambda: "did not compile" in panel.status.text(), timeout=60000)
+    wait_for(qtbot, lambda: editor.squiggles() != [])
+    assert editor.squiggles() == [("error", 5, 12)]
+    (d,) = editor.diagnostics
+    assert d.code == "modelica.unsupported.events" and d.message.startswith("Save & Run: ")
+    table = window.panels["diagnostics"]
+    rows = [(o, r.code, r.line) for o, r in table.model.rows if o == "editor"]
+    assert ("editor", "modelica.unsupported.events", 5) in rows
+    # the running version continues; taking the edit back and Save & Run again clears the error
+    assert window.bridge.latest.status != "faulted"
+    while editor.doc.can_undo:
+        qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert editor.squiggles() == []
+    window.pause()
+
+
+def test_revert_discards_unsaved_edits_after_asking(opened, twin_copy, qtbot):
+    panel = opened.panels["editor"]
+    path = twin_copy / "scenarios" / "yard_drill.rhai"
+    editor = opened.open_location(str(path), 1)
+    editor.gotoPos(0)
+    qtbot.keyClicks(editor, "let oops = ;")
+    wait_for(qtbot, lambda: editor.squiggles() != [])
+    asked = []
+    panel.ask_revert = lambda name: asked.append(name) or "cancel"
+    opened.action("editor.revert").trigger()
+    assert asked == ["yard_drill.rhai"] and editor.doc.text.startswith("let oops = ;")  # cancelled: kept
+    panel.ask_revert = lambda name: asked.append(name) or "revert"
+    opened.action("editor.revert").trigger()
+    assert editor.doc.text == path.read_text() and not editor.doc.dirty
+    assert bytes(editor.getText(editor.textLength() + 1)).rstrip(b"\0").decode() == path.read_text()
+    assert editor.doc.entries() == () and not panel.tabs.tabText(panel.tabs.indexOf(editor)).endswith("*")
+    wait_for(qtbot, lambda: editor.squiggles() == [])  # the reloaded text is checked again
+    asked.clear()
+    assert panel.revert() and asked == []  # a clean file reverts without asking
