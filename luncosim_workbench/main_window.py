@@ -8,6 +8,7 @@ The shell owns the session, the simulation bridge and the viewport. Panels get a
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
     QProxyStyle,
     QStyle,
     QStyleFactory,
@@ -121,6 +123,9 @@ class MainWindow(QMainWindow):
         self.mission_drawing = None  # the newest drawing a panel published (ctx.show_mission)
         self._source_views: list[QWidget] = []  # open source views (kept alive while shown)
         self._closed = False
+        self._building = ""  # why the projection is being (re)built, until its first frame arrives
+        self._building_since = 0.0
+        self._was_ready = False
         self._still_style = None  # the style of the dock tab bars (see _park_stale_tab_bars)
         self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
@@ -141,7 +146,11 @@ class MainWindow(QMainWindow):
         self._mirror_timer = QTimer(self)
         self._mirror_timer.setInterval(100)
         self._mirror_timer.timeout.connect(self._check_mirrors)
+        self._building_timer = QTimer(self)
+        self._building_timer.setInterval(250)
+        self._building_timer.timeout.connect(self._on_building_timer)
         self.bridge.frame.connect(self._on_frame)
+        self.bridge.projectionRestarted.connect(self._on_projection_restarted)
         self.bridge.simulationStopped.connect(self._on_simulation_stopped)
         self.session.selection.changed.connect(self._on_selection)
         self.session.document_replaced.connect(self._on_document)
@@ -218,6 +227,7 @@ class MainWindow(QMainWindow):
             "undo_label": j.undo_label() if j and j.can_undo else "",
             "redo_label": j.redo_label() if j and j.can_redo else "",
             "selection": bool(self.session.selection.paths), "simulation": self.bridge.worker is not None,
+            "ready": self.simulation_ready(),
             "viewport": self.viewport is not None, "perspective": self.perspective, "theme": self.theme,
             "speed": self.bridge.speed_name, "api_server": self.api is not None,
         }
@@ -266,6 +276,13 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         self.status_labels: dict[str, QLabel] = {}
         for key, width in (("scene", 220), ("time", 110), ("tick", 90), ("rtf", 90), ("selection", 220), ("fps", 70), ("reason", 260)):
+            if key == "reason":  # busy while the simulation builds or waits (a compile)
+                self.status_busy = QProgressBar()
+                self.status_busy.setRange(0, 0)
+                self.status_busy.setMaximumSize(70, 12)
+                self.status_busy.setTextVisible(False)
+                self.status_busy.hide()
+                sb.addPermanentWidget(self.status_busy)
             if key in ("scene", "selection", "reason"):  # long texts elide instead of pushing the others
                 lab = QElidingLabel("")
                 lab.setMinimumWidth(width)
@@ -279,6 +296,27 @@ class MainWindow(QMainWindow):
     def notify(self, text: str) -> None:
         self.statusBar().showMessage(text, 6000)
 
+    def simulation_ready(self) -> bool:
+        """True when the open scene's simulation is built and admits ticks: it has sent its
+        first snapshot since it was (re)built and is neither waiting (a model compiling) nor
+        faulted. Play and Step are enabled only then (context key ``ready``)."""
+        snap = self.bridge.latest
+        return (self.bridge.worker is not None and not self._building and snap is not None
+                and snap.status in ("running", "paused"))
+
+    def _status_reason(self, snap: WorkbenchSnapshot | None) -> tuple[str, bool]:
+        """The status bar's state text and whether the simulation is busy getting ready."""
+        if self._building:
+            error = getattr(self.bridge.worker, "build_error", None) if self.bridge.worker is not None else None
+            if error is not None:
+                return f"faulted: {error.message}", False
+            return f"building the simulation… {time.perf_counter() - self._building_since:.1f} s ({self._building})", True
+        if snap is None:
+            return ("building the simulation…", True) if self.bridge.worker is not None else ("", False)
+        if snap.status in ("waiting", "faulted") and snap.reason:
+            return f"{snap.status}: {snap.reason}", snap.status == "waiting"
+        return snap.status, False
+
     def _update_status(self, snap: WorkbenchSnapshot | None) -> None:
         s = self.status_labels
         scene = self.session.scene
@@ -287,21 +325,47 @@ class MainWindow(QMainWindow):
         sel = self.session.selection.paths
         s["selection"].setText(f"selected: {sel[-1] if len(sel) == 1 else (f'{len(sel)} prims' if sel else '—')}")
         s["fps"].setText(f"{self.bridge.fps:.0f} fps")
+        reason, busy = self._status_reason(snap)
+        s["reason"].setText(reason)
+        s["reason"].setToolTip(reason)
+        s["reason"].setStyleSheet("color: #c0392b" if reason.startswith("faulted") else "")
+        self.status_busy.setVisible(busy)
         if snap is None:
             s["time"].setText("t = —")
             s["tick"].setText("tick —")
             s["rtf"].setText("RTF —")
-            s["reason"].setText("")
             return
         s["time"].setText(f"t = {snap.time:.3f} s")
         s["tick"].setText(f"tick {snap.tick}")
         s["rtf"].setText(f"RTF {snap.real_time_factor:.2f}")
-        reason = snap.reason if snap.status in ("waiting", "faulted") else ""
-        s["reason"].setText(f"{snap.status}: {reason}" if reason else snap.status)
-        s["reason"].setStyleSheet("color: #c0392b" if snap.status == "faulted" else "")
+
+    def _on_projection_restarted(self, reason: str) -> None:
+        """The simulation is being (re)built: "building…" until its first snapshot; Play waits."""
+        self._building = reason
+        self._building_since = time.perf_counter()
+        self._building_timer.start()
+        self._update_status(None)
+        self._refresh_ready()
+
+    def _on_building_timer(self) -> None:
+        if not self._building or self.bridge.worker is None:
+            self._building_timer.stop()
+            return
+        self._update_status(None)
+        if getattr(self.bridge.worker, "build_error", None) is not None:  # it will send no snapshot
+            self._building_timer.stop()
+
+    def _refresh_ready(self) -> None:
+        ready = self.simulation_ready()
+        if ready != self._was_ready:
+            self._was_ready = ready
+            self.refresh_actions()
 
     # ------------------------------------------------------------------ frames
     def _on_frame(self, snap: WorkbenchSnapshot) -> None:
+        if self._building:  # the (re)built projection's first snapshot
+            self._building = ""
+            self._building_timer.stop()
         if self.viewport is not None and len(snap.body_paths):
             try:
                 self.viewport.set_body_poses(snap.body_paths, snap.positions, snap.orientations)
@@ -309,6 +373,7 @@ class MainWindow(QMainWindow):
                 self.notify(f"viewport: {exc}")
         self.transport.show_snapshot(snap)
         self._update_status(snap)
+        self._refresh_ready()
 
     def set_overlay(self, name: str, on: bool) -> None:
         """Toggle a viewport overlay; while any is on, physics debug records follow the frames."""
@@ -633,8 +698,10 @@ class MainWindow(QMainWindow):
         snap = self.bridge.latest
         if self.bridge.running or (snap is not None and snap.status == "running"):
             self.pause()
-        else:
+        elif self.simulation_ready():
             self.play()
+        else:
+            self.notify(f"not ready to play: {self._status_reason(snap)[0] or 'no simulation'}")
 
     def restart_simulation(self) -> None:
         """A new sim server for the open document (kills one that stopped answering)."""
@@ -643,6 +710,9 @@ class MainWindow(QMainWindow):
         self.refresh_actions()
 
     def _on_simulation_stopped(self, reason: str) -> None:
+        self._building = ""
+        self._building_timer.stop()
+        self._update_status(self.bridge.latest)
         self.notify(f"simulation stopped: {reason} (Simulation > Restart Simulation)")
         self.session.log(f"simulation stopped: {reason}")
         self.refresh_actions()

@@ -2,8 +2,9 @@
 
 Callbacks receive the :class:`~luncosim_workbench.main_window.MainWindow`. Context keys the
 shell keeps current: ``document``, ``saveable``, ``can_undo``, ``can_redo``, ``undo_label``,
-``redo_label``, ``selection``, ``simulation``, ``viewport``, ``perspective``, ``theme``,
-``speed``, ``api_server``, ``overlay.<name>``.
+``redo_label``, ``selection``, ``simulation`` (a simulation process runs), ``ready`` (its
+projection is built and admits ticks: not building, compiling or faulted), ``viewport``,
+``perspective``, ``theme``, ``speed``, ``api_server``, ``overlay.<name>``.
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ def shell_actions(overlay_names: tuple[str, ...] = ()) -> list[ActionSpec]:
         ActionSpec("sim.play_pause", "Play / Pause", lambda w: w.toggle_play(), "Space",
                    (MenuPlace("simulation", "1_transport", 10),), enablement="simulation"),
         ActionSpec("sim.play", "Play", lambda w: w.play(), None, (MenuPlace("simulation", "1_transport", 20),),
-                   (MenuPlace("transport", "1_transport", 10),), "play", "Run the simulation", enablement="simulation"),
+                   (MenuPlace("transport", "1_transport", 10),), "play", "Run the simulation (once it is built and compiled)",
+                   enablement="ready"),
         ActionSpec("sim.pause", "Pause", lambda w: w.pause(), None, (MenuPlace("simulation", "1_transport", 30),),
                    (MenuPlace("transport", "1_transport", 20),), "pause", "Pause the simulation", enablement="simulation"),
         ActionSpec("sim.step", "Step", lambda w: w.step(), "Ctrl+.", (MenuPlace("simulation", "1_transport", 40),),
-                   (MenuPlace("transport", "1_transport", 30),), "step", "Advance one tick", enablement="simulation"),
+                   (MenuPlace("transport", "1_transport", 30),), "step", "Advance one tick (once the simulation is ready)",
+                   enablement="ready"),
         ActionSpec("sim.reset", "Reset", lambda w: w.reset(), "Ctrl+Shift+R", (MenuPlace("simulation", "1_transport", 50),),
                    (MenuPlace("transport", "1_transport", 40),), "reset", "Back to tick 0", enablement="simulation"),
         ActionSpec("sim.restart", "Restart Simulation", lambda w: w.restart_simulation(), None,

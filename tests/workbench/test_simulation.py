@@ -55,3 +55,37 @@ def test_a_prim_created_in_the_workbench_enters_the_running_simulation(opened, q
     qtbot.waitUntil(lambda: "/PracticeYard/RoverC/Chassis" in opened.bridge.latest.body_paths, timeout=10000)
 
 
+
+
+def test_play_waits_for_the_simulation_to_build_and_the_status_says_so(window, twin_copy, qtbot):
+    """Before the first snapshot the status bar says it is building (with a busy bar) and Play,
+    Step and Space do nothing; once built, Play is enabled and the status says paused."""
+    import numpy as np
+
+    window.show()
+    assert window.open_path(twin_copy)
+    reason = window.status_labels["reason"].text()
+    assert reason.startswith("building the simulation…") and "scene opened" in reason
+    assert window.status_busy.isVisibleTo(window)
+    assert not window.action("sim.play").isEnabled() and not window.action("sim.step").isEnabled()
+    assert window.action("sim.reset").isEnabled()  # a simulation process runs
+    window.toggle_play()  # Space: refused, with the reason
+    assert window.statusBar().currentMessage().startswith("not ready to play: building the simulation")
+    qtbot.waitUntil(lambda: window.action("sim.play").isEnabled(), timeout=30000)
+    assert window.status_labels["reason"].text() == "paused" and not window.status_busy.isVisibleTo(window)
+    assert window.action("sim.step").isEnabled() and not window.bridge.running
+
+    # a participant compiling holds admission: the snapshot says what it waits on
+    import dataclasses
+
+    snap = dataclasses.replace(window.bridge.latest, status="waiting",
+                               reason="/PracticeYard/RoverA/Controller: compiling DriveController.mo")
+    window.bridge._on_frames(snap, np.zeros(0, np.int64), np.zeros(0), np.zeros((0, len(snap.port_keys))))
+    window.bridge._on_timer(force=True)
+    assert window.status_labels["reason"].text() == \
+        "waiting: /PracticeYard/RoverA/Controller: compiling DriveController.mo"
+    assert window.status_busy.isVisibleTo(window) and not window.action("sim.play").isEnabled()
+    window.bridge._on_frames(dataclasses.replace(snap, status="paused", reason=""), np.zeros(0, np.int64),
+                             np.zeros(0), np.zeros((0, len(snap.port_keys))))
+    window.bridge._on_timer(force=True)
+    assert window.action("sim.play").isEnabled() and not window.status_busy.isVisibleTo(window)
