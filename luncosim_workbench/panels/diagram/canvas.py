@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.modelica.syntax.geometry import Placement
 from luncosim_core.modelica.syntax.graphics import Primitive
+from luncosim_workbench.panels.diagram.browser import CLASS_MIME
 from luncosim_workbench.panels.diagram.model import (
     DiagramView,
     Extent,
@@ -387,6 +388,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
     connect_requested = Signal(str, str, QPointF)  # a, b, where the mouse was released (view coordinates)
     key_command = Signal(str)  # undo, redo, save, delete, rotate, flip_h, flip_v, fit
     parameters_requested = Signal(str)  # a component was double-clicked
+    class_dropped = Signal(str, QPointF)  # a library class dropped here: its full name, the diagram point
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
@@ -401,6 +403,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setAcceptDrops(True)
         self._press: dict[str, QPointF] = {}
         self._wire: QGraphicsLineItem | None = None
         self._from: PortItem | None = None
@@ -428,6 +431,28 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             event.accept()
             return
         super().keyPressEvent(event)
+
+    # -- drops from the library browser ------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasFormat(CLASS_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasFormat(CLASS_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if not event.mimeData().hasFormat(CLASS_MIME):
+            event.ignore()
+            return
+        name = bytes(event.mimeData().data(CLASS_MIME)).decode()
+        p = self.mapToScene(event.position().toPoint())
+        event.acceptProposedAction()
+        self.class_dropped.emit(name, QPointF(p.x(), -p.y()))
 
     # -- zoom and pan ----------------------------------------------------------------------------
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt's name

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMessageBox,
+    QSplitter,
     QToolButton,
     QToolTip,
     QVBoxLayout,
@@ -33,8 +34,10 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
+from luncosim_core.modelica.syntax.catalog import Catalog, component_name, palette
 from luncosim_core.modelica.syntax.geometry import moved, placement_of
 from luncosim_core.modelica.syntax.ops import (
+    AddComponent,
     AddConnection,
     Op,
     OpError,
@@ -44,9 +47,11 @@ from luncosim_core.modelica.syntax.ops import (
 )
 from luncosim_core.modelica.syntax.parameters import parameters_of
 from luncosim_core.text import TextConflict, TextDocument
+from luncosim_core.twin.roots import default_lunco_root
 from luncosim_workbench.context import PanelContext
-from luncosim_workbench.panels.diagram.canvas import DiagramView_, NodeItem, build_scene
-from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, live_values
+from luncosim_workbench.panels.diagram.browser import LibraryBrowser
+from luncosim_workbench.panels.diagram.canvas import GRID, DiagramView_, NodeItem, build_scene
+from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, icon_of, live_values
 from luncosim_workbench.panels.diagram.params import ParametersDialog
 from luncosim_workbench.plugins import PanelWidget
 
@@ -94,10 +99,27 @@ class DiagramPanel(PanelWidget):
             b.setToolTip(tip)
             b.clicked.connect(fn)
             bar.addWidget(b)
+        self.library_button = QToolButton()
+        self.library_button.setText("Library")
+        self.library_button.setCheckable(True)
+        self.library_button.setChecked(True)
+        self.library_button.setToolTip("Show the library browser: drag a class into the diagram, or double-click it")
+        bar.insertWidget(0, self.library_button)
+        self.browser = LibraryBrowser()
+        self.browser.chosen.connect(lambda name: self.add_component(name))
+        self.library_button.toggled.connect(self.browser.setVisible)
+        self.view.class_dropped.connect(lambda name, at: self.add_component(name, (at.x(), at.y())))
+        self.catalog: Catalog | None = None
+        ctx.workspace.opened.connect(lambda *_a: self._forget_catalog())
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.browser)
+        split.addWidget(self.view)
+        split.setStretchFactor(1, 1)
+        split.setSizes([220, 680])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(bar)
-        lay.addWidget(self.view, 1)
+        lay.addWidget(split, 1)
         lay.addWidget(self.message)
 
     # -- opening -----------------------------------------------------------------------------------
@@ -131,17 +153,57 @@ class DiagramPanel(PanelWidget):
 
     # -- the shared document ------------------------------------------------------------------------
     def _roots(self) -> tuple[Path, ...]:
-        """Library roots beyond the file's own package and the bundled library: LunCoSim's models
-        when the lunco:// root holds them, the twin's folder."""
-        twin = self.ctx.workspace.twin
-        if twin is None:
-            return ()
-        out = []
-        models = Path(twin.roots.lunco_root) / "models"
-        if models.is_dir():
-            out.append(models)
-        out.append(Path(twin.root))
-        return tuple(out)
+        """Library roots beyond the file's own package and the bundled library: the palette's
+        (the twin's model folders, LunCoSim's models when the lunco:// root holds them)."""
+        return tuple(self.ensure_catalog().roots)
+
+    def ensure_catalog(self) -> Catalog:
+        """The palette of the open twin (read once per twin: about 0.1 s for LunCoSim's library)."""
+        if self.catalog is None:
+            twin = self.ctx.workspace.twin
+            lunco = Path(twin.roots.lunco_root) if twin is not None else default_lunco_root()
+            self.catalog = palette(Path(twin.root) if twin is not None else None, lunco / "models")
+            self.browser.set_catalog(self.catalog)
+        return self.catalog
+
+    def _forget_catalog(self) -> None:
+        self.catalog = None
+        if self.isVisible():
+            self.ensure_catalog()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.ensure_catalog()
+
+    # -- placing classes from the library --------------------------------------------------------------
+    def add_component(self, qualified: str, at: tuple[float, float] | None = None) -> Transaction | None:
+        """Declare a component of library class ``qualified``, named uniquely (``R1``, ``R2``...),
+        placed at the diagram point ``at`` (default: the middle of the view), snapped to the grid."""
+        if self.edits is None or self.cls is None:
+            self.say("Open a Modelica file first: a class is placed into the diagram shown")
+            return None
+        cls = self.edits.sd.find(self.cls)
+        target = self.edits.lib.lookup(qualified)
+        if cls is None or target is None:
+            self.say(f"Cannot place {qualified}: the class is not found from {self.edits.path.name}")
+            return None
+        (x1, y1), (x2, y2) = icon_of(self.edits.lib, target).coords
+        extent = ((x1 / 10, y1 / 10), (x2 / 10, y2 / 10))  # a tenth of the icon, as OMEdit places it
+        if at is None:
+            c = self.view.mapToScene(self.view.viewport().rect().center())
+            at = (c.x(), -c.y())
+            used = {(n.view.placement.center()) for n in self.nodes.values()}
+            while (round(at[0] / GRID) * GRID, round(at[1] / GRID) * GRID) in used:
+                at = (at[0] + 2 * abs(extent[1][0] - extent[0][0]), at[1])
+        origin = (round(at[0] / GRID) * GRID, round(at[1] / GRID) * GRID)
+        taken = {c.name for b in self.edits.lib.bases(cls) for c in b.components} | {c.name for c in cls.classes}
+        name = component_name(qualified.rsplit(".", 1)[-1], taken)
+        tx = self.apply([AddComponent(self.cls, qualified, name, extent=extent, origin=origin)], f"Add {name}")
+        if tx is not None and name in self.nodes:
+            self.scene.clearSelection()
+            self.nodes[name].setSelected(True)
+            self.view.setFocus()
+        return tx
 
     def _document(self, path: Path) -> TextDocument:
         """The file's one TextDocument: the open one (an editor's) or a new one joining the set."""
