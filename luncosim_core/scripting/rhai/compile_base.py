@@ -212,8 +212,8 @@ PURE_METHODS = frozenset((
     "to_upper", "to_lower", "chars", "bytes", "abs", "floor", "ceiling", "round", "int_part", "int",
     "fraction", "sqrt", "to_int", "to_float", "is_nan", "is_finite", "is_infinite", "min",
     "max", "to_json", "to_array", "as_string", "call", "curry", "name", "is_anonymous",
-    "elapsed", "start", "end", "is_inclusive", "is_exclusive", "is_odd", "is_even", "is_zero", "sign", "to_hex", "to_binary",
-    "to_octal", "zip", "equals", "to_blob", "sin", "cos", "tan", "exp", "ln", "log",
+    "elapsed", "start", "end", "is_inclusive", "is_exclusive", "is_odd", "is_even", "is_zero",
+    "sign", "to_hex", "to_binary", "to_octal", "zip", "equals", "to_blob", "sin", "cos", "tan", "exp", "ln", "log",
 ))
 
 

@@ -73,59 +73,84 @@ class CallsMixin:
 
     # ── calls ──────────────────────────────────────────────────────────────────────────
     def x_call(self, n: Node) -> E:
+        special = self.call_special(n)
+        if special is not None:
+            return special
         name, nargs = n.name, len(n.args)
-        rt, lib = self.rt, self.lib
-        file, line, col = self.file, n.line, n.col
-        if n.ns:
-            return self.call_namespaced(n)
-        if name == "eval" and nargs == 1 and ("eval", 1) not in lib.fns:
-            return self.call_eval(n)
-        if getattr(n, "bang", False):
-            return self.call_in_caller_scope(n)
-        if name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
-            vn = n.args[0].value
-            found = self.ctx.lookup(vn) is not None if type(vn) is str else False
-            dyn = self.ctx.dynamic_ok()
-            return E(lambda f: found or (dyn and vn in rt.scope), fresh=True)
         # script callees copy the parameters they may mutate; a native called in function
         # style (not as a method) gets a copy of its first argument, so `push(a, 1)` leaves
         # `a` alone as in Rhai
         args = [self.expr(a).fn for a in n.args]
         if args and name not in PURE_METHODS:
             args[0] = self.value(n.args[0])
-        local = self.ctx.lookup(name)
-        fns = lib.fns.get((name, nargs))
+        fns = self.lib.fns.get((name, nargs))
         sf = pick_untyped(fns) if fns else None
         if sf is not None:
-            if nargs == 1:
-                a0 = args[0]
-
-                def call1(f: list) -> Any:
-                    try:
-                        return rt.invoke(sf, [a0(f)])[0]
-                    except RhaiRuntimeError as e:
-                        raise e.locate(file, line, col) from None
-                return E(call1, fresh=True)
-
-            def call_script(f: list) -> Any:
-                try:
-                    return rt.invoke(sf, [a(f) for a in args])[0]
-                except RhaiRuntimeError as e:
-                    raise e.locate(file, line, col) from None
-            return E(call_script, fresh=True)
+            return self.call_script(n, sf, args)
+        local = self.ctx.lookup(name)
         if local is not None:
-            s, boxed = local.slot, local.boxed
+            return self.call_ptr(n, local, args)
+        return self.call_dyn(n, args)
 
-            def call_ptr(f: list) -> Any:
-                fp = f[s].v if boxed else f[s]
-                vals = [a(f) for a in args]
+    def call_special(self, n: Node) -> E | None:
+        """Calls the compiler handles itself: ``ns::f()``, ``eval``, ``f!()``, ``is_def_var``."""
+        if n.ns:
+            return self.call_namespaced(n)
+        nargs = len(n.args)
+        if n.name == "eval" and nargs == 1 and ("eval", 1) not in self.lib.fns:
+            return self.call_eval(n)
+        if getattr(n, "bang", False):
+            return self.call_in_caller_scope(n)
+        if n.name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
+            vn, rt = n.args[0].value, self.rt
+            found = self.ctx.lookup(vn) is not None if type(vn) is str else False
+            dyn = self.ctx.dynamic_ok()
+            return E(lambda f: found or (dyn and vn in rt.scope), fresh=True)
+        return None
+
+    def call_script(self, n: Node, sf: ScriptFn, args: list) -> E:
+        """A call to a function of this script, known at compile time."""
+        rt = self.rt
+        file, line, col = self.file, n.line, n.col
+        if len(args) == 1:
+            a0 = args[0]
+
+            def call1(f: list) -> Any:
                 try:
-                    if type(fp) is FnPtr:
-                        return rt.call_fnptr(fp, vals)
-                    return rt.call_named(name, vals, UNBOUND, lib)[0]
+                    return rt.invoke(sf, [a0(f)])[0]
                 except RhaiRuntimeError as e:
                     raise e.locate(file, line, col) from None
-            return E(call_ptr, fresh=True)
+            return E(call1, fresh=True)
+
+        def call_script(f: list) -> Any:
+            try:
+                return rt.invoke(sf, [a(f) for a in args])[0]
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(call_script, fresh=True)
+
+    def call_ptr(self, n: Node, local: Any, args: list) -> E:
+        """``f(x)`` where ``f`` is a variable (a function pointer or closure)."""
+        rt, lib, name = self.rt, self.lib, n.name
+        file, line, col = self.file, n.line, n.col
+        s, boxed = local.slot, local.boxed
+
+        def call_ptr(f: list) -> Any:
+            fp = f[s].v if boxed else f[s]
+            vals = [a(f) for a in args]
+            try:
+                if type(fp) is FnPtr:
+                    return rt.call_fnptr(fp, vals)
+                return rt.call_named(name, vals, UNBOUND, lib)[0]
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return E(call_ptr, fresh=True)
+
+    def call_dyn(self, n: Node, args: list) -> E:
+        """A call resolved at run time (a host, package or global-module function), cached
+        per engine version."""
+        rt, lib, name, nargs = self.rt, self.lib, n.name, len(args)
+        file, line, col = self.file, n.line, n.col
         cache: list[Any] = [None, None, None]
         # as in Rhai, a native called in function style on a variable works on the variable
         # itself (`pad(y, 5, 0)` grows `y`, `crop(s, 1)` shortens `s`)

@@ -211,55 +211,23 @@ class FlowMixin:
         ordered: list[tuple[Any, Fn | None, Fn]] = []  # (matcher value or range, guard, body)
         simple = True
         for pats, guard, body in n.cases:
-            bfn = self.expr(body).fn if body.k != "block" else self.block_body(body.stmts)
+            bfn = self._arm(body)
             gfn = self.expr(guard).fn if guard is not None else None
             for p in pats:
-                if p.k == "range":
-                    val: Any = RhaiRange(p.l.value, p.r.value, p.inclusive)
+                val: Any = RhaiRange(p.l.value, p.r.value, p.inclusive) if p.k == "range" \
+                    else p.value
+                ordered.append((val, gfn, bfn))
+                if p.k == "range" or gfn is not None:
                     simple = False
                 else:
-                    val = p.value
-                if gfn is not None:
-                    simple = False
-                ordered.append((val, gfn, bfn))
-                if p.k != "range" and gfn is None:
                     table.setdefault((type(val), _hashable(val)), bfn)
-        default = None
-        if n.default is not None:
-            d = n.default
-            default = self.expr(d).fn if d.k != "block" else self.block_body(d.stmts)
-        file, line, col = self.file, n.line, n.col
-
+        default = self._arm(n.default) if n.default is not None else None
         if simple:
-            def switch_table(f: list) -> Any:
-                x = subj(f)
-                b = table.get((type(x), _hashable(x)))
-                if b is not None:
-                    return b(f)
-                return default(f) if default is not None else Unit
-            return E(switch_table)
+            return E(_switch_table(subj, table, default))
+        return E(_switch_ordered(subj, ordered, default, (self.file, n.line, n.col)))
 
-        def switch(f: list) -> Any:
-            x = subj(f)
-            for val, g, b in ordered:
-                if type(val) is RhaiRange:
-                    if type(x) is RhaiRange:  # switching on a range value: equal ranges match
-                        if x != val:
-                            continue
-                    elif not (type(x) is int and x in val):
-                        continue
-                elif not ops.eq(x, val):
-                    continue
-                if g is not None:
-                    gv = g(f)
-                    if type(gv) is not bool:
-                        raise RhaiRuntimeError(f"Data type incorrect: {type_of(gv)} (expecting bool)",
-                                               file, line, col)
-                    if not gv:
-                        continue
-                return b(f)
-            return default(f) if default is not None else Unit
-        return E(switch)
+    def _arm(self, body: Node) -> Fn:
+        return self.expr(body).fn if body.k != "block" else self.block_body(body.stmts)
 
     def x_try(self, n: Node) -> E:
         body = self.block_body(n.body.stmts)
@@ -293,61 +261,109 @@ def _budget_fn(rt: Runtime, file: str, line: int, col: int) -> Callable[[], int]
     return budget
 
 
+def _switch_table(subj: Fn, table: dict[tuple[type, Any], Fn], default: Fn | None) -> Fn:
+    """A switch whose cases are plain values: one dictionary lookup."""
+
+    def switch_table(f: list) -> Any:
+        x = subj(f)
+        b = table.get((type(x), _hashable(x)))
+        if b is not None:
+            return b(f)
+        return default(f) if default is not None else Unit
+    return switch_table
+
+
+def _switch_ordered(subj: Fn, ordered: list[tuple[Any, Fn | None, Fn]], default: Fn | None,
+                    where: tuple[str, int, int]) -> Fn:
+    """A switch with ranges or guards: cases tried in order."""
+    file, line, col = where
+
+    def switch(f: list) -> Any:
+        x = subj(f)
+        for val, g, b in ordered:
+            if type(val) is RhaiRange:
+                if not _in_case_range(x, val):
+                    continue
+            elif not ops.eq(x, val):
+                continue
+            if g is not None:
+                gv = g(f)
+                if type(gv) is not bool:
+                    raise RhaiRuntimeError(f"Data type incorrect: {type_of(gv)} (expecting bool)",
+                                           file, line, col)
+                if not gv:
+                    continue
+            return b(f)
+        return default(f) if default is not None else Unit
+    return switch
+
+
+def _in_case_range(x: Any, r: RhaiRange) -> bool:
+    """A range case matches an integer in it, or (switching on a range) an equal range."""
+    if type(x) is RhaiRange:
+        return x == r
+    return type(x) is int and x in r
+
+
 def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],
                 where: tuple[str, int, int], w: int) -> Fn:
     """A ``while`` without break/continue: operations are counted in a local and flushed to
     the runtime in chunks (never past the limit), the body's statements are called inline;
     each iteration counts ``w`` operations."""
-    file, line, col = where
+    budget = _budget_fn(rt, *where)
+    make = _WHILE_BY_LEN.get(len(stmts), _whilen)
+    return make(c, stmts, rt, bad, budget, w)
 
-    def budget() -> int:
-        left = rt.max_ops - rt.ops
-        if left <= 0:
-            raise rt.too_many_ops().locate(file, line, col)
-        return left if left < 4096 else 4096
 
-    if len(stmts) == 1:
-        (s0,) = stmts
+def _while1(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],
+            budget: Callable[[], int], w: int) -> Fn:
+    (s0,) = stmts
 
-        def while1(f: list) -> Any:
-            n, lim = 0, budget()
-            try:
-                while True:
-                    n += w
-                    if n >= lim:
-                        rt.ops += n
-                        n, lim = 0, budget()
-                    x = c(f)
-                    if x is not True:
-                        if x is False:
-                            return Unit
-                        raise bad(x)
-                    s0(f)
-            finally:
-                rt.ops += n
-        return while1
-    if len(stmts) == 2:
-        s0, s1 = stmts
+    def while1(f: list) -> Any:
+        n, lim = 0, budget()
+        try:
+            while True:
+                n += w
+                if n >= lim:
+                    rt.ops += n
+                    n, lim = 0, budget()
+                x = c(f)
+                if x is not True:
+                    if x is False:
+                        return Unit
+                    raise bad(x)
+                s0(f)
+        finally:
+            rt.ops += n
+    return while1
 
-        def while2(f: list) -> Any:
-            n, lim = 0, budget()
-            try:
-                while True:
-                    n += w
-                    if n >= lim:
-                        rt.ops += n
-                        n, lim = 0, budget()
-                    x = c(f)
-                    if x is not True:
-                        if x is False:
-                            return Unit
-                        raise bad(x)
-                    s0(f)
-                    s1(f)
-            finally:
-                rt.ops += n
-        return while2
 
+def _while2(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],
+            budget: Callable[[], int], w: int) -> Fn:
+    s0, s1 = stmts
+
+    def while2(f: list) -> Any:
+        n, lim = 0, budget()
+        try:
+            while True:
+                n += w
+                if n >= lim:
+                    rt.ops += n
+                    n, lim = 0, budget()
+                x = c(f)
+                if x is not True:
+                    if x is False:
+                        return Unit
+                    raise bad(x)
+                s0(f)
+                s1(f)
+        finally:
+            rt.ops += n
+    return while2
+
+
+def _whilen(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], Exception],
+            budget: Callable[[], int], w: int) -> Fn:
     def whilen(f: list) -> Any:
         n, lim = 0, budget()
         try:
@@ -366,3 +382,6 @@ def _fast_while(c: Fn, stmts: tuple[Fn, ...], rt: Runtime, bad: Callable[[Any], 
         finally:
             rt.ops += n
     return whilen
+
+
+_WHILE_BY_LEN = {1: _while1, 2: _while2}

@@ -123,55 +123,59 @@ class Compiler(FlowMixin, CallsMixin):
     def stmt(self, st: Node, top: bool = False, ret_copy: bool = False) -> Fn:
         k = st.k
         if k == "expr":
-            e = self.expr(st.e)
-            if ret_copy and not e.fresh:
-                g = e.fn
-                return lambda f: deep_copy(g(f))
-            return e.fn
+            return self.stmt_expr(st, ret_copy)
         if k == "let":
             return self.stmt_let(st, top)
-        if k == "assign":
-            return self.stmt_assign(st)
-        if k == "return":
-            return self.stmt_return(st)
-        if k == "break":
-            if not self.ctx.loops:
-                raise self.err("'break' can only be used inside a loop", st)
-            if st.e is None:
-                def brk(f: list) -> Any:
-                    raise BreakSignal(Unit)
-                return brk
-            val = self.value(st.e)
+        m = getattr(self, "stmt_" + k, None)
+        if m is None:
+            raise self.err(f"Unsupported statement: {k}", st)
+        return m(st)
 
-            def brk_v(f: list) -> Any:
-                raise BreakSignal(val(f))
-            return brk_v
-        if k == "continue":
-            if not self.ctx.loops:
-                raise self.err("'continue' can only be used inside a loop", st)
+    def stmt_expr(self, st: Node, ret_copy: bool) -> Fn:
+        e = self.expr(st.e)
+        if ret_copy and not e.fresh:
+            g = e.fn
+            return lambda f: deep_copy(g(f))
+        return e.fn
 
-            def cont(f: list) -> Any:
-                raise CONTINUE
-            return cont
-        if k == "throw":
-            val = self.value(st.e) if st.e is not None else (lambda f: Unit)
-            file, line, col = self.file, st.line, st.col
+    def stmt_break(self, st: Node) -> Fn:
+        if not self.ctx.loops:
+            raise self.err("'break' can only be used inside a loop", st)
+        if st.e is None:
+            def brk(f: list) -> Any:
+                raise BreakSignal(Unit)
+            return brk
+        val = self.value(st.e)
 
-            def throw(f: list) -> Any:
-                v = val(f)
-                text = "Runtime error" if v is Unit else f"Runtime error: {to_display(v)}"
-                raise RhaiRuntimeError(text, file, line, col, value=v)
-            return throw
-        if k == "import":
-            return self.stmt_import(st)
-        if k == "export":
-            for name, alias in st.names:
-                v = self.ctx.lookup(name)
-                if v is None:
-                    raise self.err(f"Variable not found: {name}", st)
-                self.lib.exports[alias] = (v.slot, v.boxed)
-            return lambda f: Unit
-        raise self.err(f"Unsupported statement: {k}", st)
+        def brk_v(f: list) -> Any:
+            raise BreakSignal(val(f))
+        return brk_v
+
+    def stmt_continue(self, st: Node) -> Fn:
+        if not self.ctx.loops:
+            raise self.err("'continue' can only be used inside a loop", st)
+
+        def cont(f: list) -> Any:
+            raise CONTINUE
+        return cont
+
+    def stmt_throw(self, st: Node) -> Fn:
+        val = self.value(st.e) if st.e is not None else (lambda f: Unit)
+        file, line, col = self.file, st.line, st.col
+
+        def throw(f: list) -> Any:
+            v = val(f)
+            text = "Runtime error" if v is Unit else f"Runtime error: {to_display(v)}"
+            raise RhaiRuntimeError(text, file, line, col, value=v)
+        return throw
+
+    def stmt_export(self, st: Node) -> Fn:
+        for name, alias in st.names:
+            v = self.ctx.lookup(name)
+            if v is None:
+                raise self.err(f"Variable not found: {name}", st)
+            self.lib.exports[alias] = (v.slot, v.boxed)
+        return lambda f: Unit
 
     def stmt_let(self, st: Node, top: bool) -> Fn:
         ctx = self.ctx
@@ -267,66 +271,85 @@ class Compiler(FlowMixin, CallsMixin):
         return safe_assign
 
     def _assign(self, st: Node) -> Fn:
-        op = st.op
         t = st.target
-        file, line, col = self.file, st.line, st.col
         if t.k == "var":
             v = self.ctx.lookup(t.name)
-            if v is not None and v.const:
+            if (v is not None and v.const) or (v is None and t.name in self.lib.const_names):
                 raise self.err(f"Cannot modify constant {t.name}", t)
-            if v is None and t.name in self.lib.const_names:
-                raise self.err(f"Cannot modify constant {t.name}", t)
-            if v is not None and not v.boxed and op not in ("=", "??=", "+="):
-                rhs = self.expr(st.value)
-                return compound_to_slot(op[:-1], v.slot, rhs.operand(), ops.BINARY[op[:-1]],
-                                        file, line, col)
-            if v is not None and not v.boxed and op == "=":
-                val = self.value(st.value)
-                s = v.slot
-
-                def set_slot(f: list) -> Any:
-                    f[s] = val(f)
-                    return Unit
-                return set_slot
-            if v is not None and not v.boxed and op == "+=":
-                rhs = self.expr(st.value)
-                if rhs.shape == "const" and type(rhs.val) in (int, float):
-                    return compound_to_slot("+", v.slot, rhs.operand(), ops.add_assign,
-                                            file, line, col)
+            if v is not None and not v.boxed:
+                fast = self._assign_slot(st, v.slot)
+                if fast is not None:
+                    return fast
         getter, setter = self.lvalue(t)
-        rt = self.rt
+        if st.op == "=":
+            return self._assign_place(st, setter)
+        if st.op == "??=":
+            return self._assign_coalesce(st, getter, setter)
+        return self._assign_op(st, getter, setter)
+
+    def _assign_slot(self, st: Node, s: int) -> Fn | None:
+        """Fast paths for a local (unboxed) variable: ``x = v``, ``x op= v``."""
+        op = st.op
+        file, line, col = self.file, st.line, st.col
         if op == "=":
             val = self.value(st.value)
-            if rt.limits.max_string_size or rt.limits.max_array_size or rt.limits.max_map_size:
-                chk = rt.check_size
 
-                def assign_chk(f: list) -> Any:
-                    try:
-                        setter(f, chk(val(f)))
-                    except RhaiRuntimeError as e:
-                        raise e.locate(file, line, col) from None
-                    return Unit
-                return assign_chk
-
-            def assign(f: list) -> Any:
-                try:
-                    setter(f, val(f))
-                except RhaiRuntimeError as e:
-                    raise e.locate(file, line, col) from None
+            def set_slot(f: list) -> Any:
+                f[s] = val(f)
                 return Unit
-            return assign
-        val = self.value(st.value)
+            return set_slot
         if op == "??=":
-            def assign_coalesce(f: list) -> Any:
+            return None
+        rhs = self.expr(st.value)
+        if op != "+=":
+            return compound_to_slot(op[:-1], s, rhs.operand(), ops.BINARY[op[:-1]],
+                                    file, line, col)
+        if rhs.shape == "const" and type(rhs.val) in (int, float):
+            return compound_to_slot("+", s, rhs.operand(), ops.add_assign, file, line, col)
+        return None
+
+    def _assign_place(self, st: Node, setter: Callable[[list, Any], None]) -> Fn:
+        val = self.value(st.value)
+        rt = self.rt
+        file, line, col = self.file, st.line, st.col
+        if rt.limits.max_string_size or rt.limits.max_array_size or rt.limits.max_map_size:
+            chk = rt.check_size
+
+            def assign_chk(f: list) -> Any:
                 try:
-                    if getter(f) is Unit:
-                        setter(f, val(f))
+                    setter(f, chk(val(f)))
                 except RhaiRuntimeError as e:
                     raise e.locate(file, line, col) from None
                 return Unit
-            return assign_coalesce
+            return assign_chk
+
+        def assign(f: list) -> Any:
+            try:
+                setter(f, val(f))
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+            return Unit
+        return assign
+
+    def _assign_coalesce(self, st: Node, getter: Fn, setter: Callable[[list, Any], None]) -> Fn:
+        val = self.value(st.value)
+        file, line, col = self.file, st.line, st.col
+
+        def assign_coalesce(f: list) -> Any:
+            try:
+                if getter(f) is Unit:
+                    setter(f, val(f))
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+            return Unit
+        return assign_coalesce
+
+    def _assign_op(self, st: Node, getter: Fn, setter: Callable[[list, Any], None]) -> Fn:
+        val = self.value(st.value)
+        op = st.op
         opfn = ops.add_assign if op == "+=" else ops.BINARY[op[:-1]]
-        chk = rt.check_size
+        chk = self.rt.check_size
+        file, line, col = self.file, st.line, st.col
 
         def assign_op(f: list) -> Any:
             try:
@@ -341,101 +364,114 @@ class Compiler(FlowMixin, CallsMixin):
 
     def lvalue(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
         """Getter (by reference) and setter of an assignable place."""
-        k = t.k
+        m = _LVALUES.get(t.k)
+        if m is None:
+            raise self.err("Cannot assign to this expression", t)
+        return m(self, t)
+
+    def _lv_var(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
+        v = self.ctx.lookup(t.name)
+        if v is None:
+            if not self.ctx.dynamic_ok():
+                return self.fn_free_name(t.name, self.file, t.line, t.col)
+            return self._lv_scope(t)
+        s = v.slot
+        if v.boxed:
+            def bget(f: list) -> Any:
+                return f[s].v
+
+            def bset(f: list, val: Any) -> None:
+                f[s].v = val
+            return bget, bset
+
+        def sget(f: list) -> Any:
+            return f[s]
+
+        def sset(f: list, val: Any) -> None:
+            f[s] = val
+        return sget, sset
+
+    def _lv_scope(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
+        """A top-level name the script does not declare: the host scope's variable (or, when
+        there is none, a function of that name as a pointer)."""
+        rt, lib, name = self.rt, self.lib, t.name
         file, line, col = self.file, t.line, t.col
-        if k == "var":
-            v = self.ctx.lookup(t.name)
-            if v is None:
-                if not self.ctx.dynamic_ok():
-                    return self.fn_free_name(t.name, file, line, col)
-                rt, name = self.rt, t.name
 
-                lib = self.lib
+        def dget(f: list) -> Any:
+            try:
+                return rt.scope[name]
+            except KeyError:
+                if fn_named(rt, lib, name):
+                    return FnPtr(name)  # a bare function name is a function pointer
+                raise RhaiRuntimeError(f"Variable not found: {name}", file, line,
+                                       col) from None
 
-                def dget(f: list) -> Any:
-                    try:
-                        return rt.scope[name]
-                    except KeyError:
-                        if fn_named(rt, lib, name):
-                            return FnPtr(name)  # a bare function name is a function pointer
-                        raise RhaiRuntimeError(f"Variable not found: {name}", file, line,
-                                               col) from None
+        def dset(f: list, val: Any) -> None:
+            if name not in rt.scope:
+                raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
+            if name in rt.scope_consts:
+                raise RhaiRuntimeError(f"Cannot modify constant {name}", file, line,
+                                       col)
+            rt.scope[name] = val
+        return dget, dset
 
-                def dset(f: list, val: Any) -> None:
-                    if name not in rt.scope:
-                        raise RhaiRuntimeError(f"Variable not found: {name}", file, line, col)
-                    if name in rt.scope_consts:
-                        raise RhaiRuntimeError(f"Cannot modify constant {name}", file, line,
-                                               col)
-                    rt.scope[name] = val
-                return dget, dset
-            s = v.slot
-            if v.boxed:
-                def bget(f: list) -> Any:
-                    return f[s].v
+    def _lv_this(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
+        file, line, col = self.file, t.line, t.col
 
-                def bset(f: list, val: Any) -> None:
-                    f[s].v = val
-                return bget, bset
+        def tget(f: list) -> Any:
+            t = f[0]
+            if t is UNBOUND:
+                raise RhaiRuntimeError("'this' not bound", file, line, col)
+            return t
 
-            def sget(f: list) -> Any:
-                return f[s]
+        def tset(f: list, val: Any) -> None:
+            f[0] = val
+        return tget, tset
 
-            def sset(f: list, val: Any) -> None:
-                f[s] = val
-            return sget, sset
-        if k == "this":
-            def tget(f: list) -> Any:
-                t = f[0]
-                if t is UNBOUND:
-                    raise RhaiRuntimeError("'this' not bound", file, line, col)
-                return t
+    def _lv_prop(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
+        og, _ = self.place_or_value(t.obj)
+        name = t.name
+        file, line, col = self.file, t.line, t.col
 
-            def tset(f: list, val: Any) -> None:
-                f[0] = val
-            return tget, tset
-        if k == "prop":
-            og, os_ = self.place_or_value(t.obj)
-            name = t.name
+        def pget(f: list) -> Any:
+            return get_prop(og(f), name)
 
-            def pget(f: list) -> Any:
-                return get_prop(og(f), name)
+        chk = self.rt.check_map if self.rt.limits.max_map_size else None
 
-            chk = self.rt.check_map if self.rt.limits.max_map_size else None
+        def pset(f: list, val: Any) -> None:
+            o = og(f)
+            if type(o) is dict:
+                o[name] = val
+                if chk is not None:
+                    chk(o)
+                return
+            try:
+                set_prop(o, name, val)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+        return pget, pset
 
-            def pset(f: list, val: Any) -> None:
-                o = og(f)
-                if type(o) is dict:
-                    o[name] = val
-                    if chk is not None:
-                        chk(o)
-                    return
-                try:
-                    set_prop(o, name, val)
-                except RhaiRuntimeError as e:
-                    raise e.locate(file, line, col) from None
-            return pget, pset
-        if k == "index":
-            og, os_ = self.place_or_value(t.obj)
-            idx = self.value(t.idx)
-            rt = self.rt
-            lim_map = bool(rt.limits.max_map_size)
+    def _lv_index(self, t: Node) -> tuple[Fn, Callable[[list, Any], None]]:
+        og, os_ = self.place_or_value(t.obj)
+        idx = self.value(t.idx)
+        rt = self.rt
+        lim_map = bool(rt.limits.max_map_size)
+        file, line, col = self.file, t.line, t.col
 
-            def iget(f: list) -> Any:
-                return get_index(og(f), idx(f))
+        def iget(f: list) -> Any:
+            return get_index(og(f), idx(f))
 
-            def iset(f: list, val: Any) -> None:
-                o = og(f)
-                n = set_index(o, idx(f), val)
-                if type(n) is dict and lim_map:
-                    rt.check_map(n)
-                if n is not o:
-                    if os_ is None:
-                        raise RhaiRuntimeError("Cannot assign into a temporary value", file,
-                                               line, col)
-                    os_(f, n)
-            return iget, iset
-        raise self.err("Cannot assign to this expression", t)
+        def iset(f: list, val: Any) -> None:
+            o = og(f)
+            n = set_index(o, idx(f), val)
+            if type(n) is dict and lim_map:
+                rt.check_map(n)
+            if n is not o:
+                if os_ is None:
+                    raise RhaiRuntimeError("Cannot assign into a temporary value", file,
+                                           line, col)
+                os_(f, n)
+        return iget, iset
 
     def fn_free_name(self, name: str, file: str, line: int,
                      col: int) -> tuple[Fn, Callable[[list, Any], None]]:
@@ -766,6 +802,10 @@ class Compiler(FlowMixin, CallsMixin):
             except RhaiRuntimeError as e:
                 raise e.locate(file, line, col) from None
         return E(index)
+
+
+_LVALUES = {"var": Compiler._lv_var, "this": Compiler._lv_this, "prop": Compiler._lv_prop,
+            "index": Compiler._lv_index}
 
 
 def fn_named(rt: Any, lib: Any, name: str) -> bool:
