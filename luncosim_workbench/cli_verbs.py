@@ -1,4 +1,5 @@
-"""``luncosim render`` and ``luncosim screenshot``: the verbs that need vispy or Qt.
+"""``luncosim render``, ``luncosim screenshot`` and ``luncosim modelica diagram``: the verbs that
+need vispy or Qt.
 
 They join the ``luncosim`` command through the ``luncosim.cli`` entry point
 (``workbench = "luncosim_workbench.cli_verbs:add_workbench_verbs"``); importing this module loads
@@ -116,8 +117,24 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_modelica_diagram(args: argparse.Namespace) -> int:
+    """Render a class's diagram to PNG or SVG with Qt's offscreen platform (no window)."""
+    try:
+        from luncosim_workbench.panels.diagram.render import RenderError, render_diagram
+    except ImportError as exc:
+        print(f"luncosim modelica diagram: Qt is not available: {exc}", file=sys.stderr)
+        return 1
+    try:
+        what = render_diagram(args.file, args.out, cls=args.cls, width=args.width)
+    except RenderError as exc:
+        print(f"luncosim modelica diagram: {exc}", file=sys.stderr)
+        return 1
+    print(f"rendered {what} to {args.out}")
+    return 0
+
+
 def add_workbench_verbs(sub) -> None:
-    """Add ``render`` and ``screenshot`` to an ``argparse`` subparsers object."""
+    """Add ``render``, ``screenshot`` and ``modelica diagram`` to an ``argparse`` subparsers object."""
     p = sub.add_parser("render", help="render a scene to PNG without a window")
     p.add_argument("--scene", required=True, help="a scene file or a twin folder")
     p.add_argument("--out", required=True, type=Path, help="PNG file to write")
@@ -144,3 +161,13 @@ def add_workbench_verbs(sub) -> None:
     p.add_argument("--select", action="append", metavar="PRIM", help="select this prim (repeatable; the view frames it)")
     p.add_argument("--plot", action="append", metavar="PRIM.PORT", help="plot this port (repeatable)")
     p.set_defaults(func=cmd_screenshot)
+
+    from luncosim_core.modelica.syntax.cli import modelica_verbs
+
+    d = modelica_verbs(sub).add_parser("diagram", help="render a class's diagram to PNG or SVG without a window")
+    d.add_argument("file", type=Path, help="the .mo file")
+    d.add_argument("--class", dest="cls", default=None, metavar="NAME",
+                   help="the class to draw (default: the file's first class with connections)")
+    d.add_argument("--out", required=True, type=Path, help="the picture to write: FILE.png or FILE.svg")
+    d.add_argument("--width", type=cli_args.pixels, default=1200, help="width in pixels (default 1200)")
+    d.set_defaults(func=cmd_modelica_diagram)

@@ -92,9 +92,21 @@ def cmd_modelica_apply(args: argparse.Namespace) -> int:
     return 0
 
 
+def modelica_verbs(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The sub-verbs of ``luncosim modelica`` (made on first use), for other packages to add to:
+    the workbench adds ``diagram`` (it needs Qt, which the core never imports) from its
+    ``luncosim.cli`` entry point."""
+    p = sub.choices.get("modelica")
+    if p is None:
+        p = sub.add_parser("modelica", help="edit Modelica files with the diagram's ops (and render diagrams)")
+        p.luncosim_verbs = p.add_subparsers(dest="modelica_verb", required=True)  # type: ignore[attr-defined]
+    return p.luncosim_verbs  # type: ignore[attr-defined]
+
+
 def add_modelica_verbs(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("modelica", help="edit Modelica files with the diagram's ops")
-    verbs = p.add_subparsers(dest="modelica_verb", required=True)
+    verbs = modelica_verbs(sub)
+    if "apply" in verbs.choices:
+        return
     a = verbs.add_parser("apply", help="apply a JSON array of ops to a .mo file, all or nothing")
     a.add_argument("file", help="the .mo file")
     a.add_argument("--ops", required=True, help="a JSON file: an array of ops")

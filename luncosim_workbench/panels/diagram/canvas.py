@@ -336,6 +336,9 @@ class WireItem(QGraphicsPathItem):
 def build_scene(scene: QGraphicsScene, view: DiagramView) -> dict[str, NodeItem]:
     """Fill ``scene`` with ``view``'s background, nodes and wires; returns the nodes by name."""
     scene.clear()
+    (x1, y1), (x2, y2) = view.coords  # the class's diagram area, faintly, as OMEdit frames it
+    frame = scene.addRect(_rect(((x1, -y1), (x2, -y2))), QPen(QColor(200, 200, 200), 0, Qt.PenStyle.DotLine))
+    frame.setZValue(-3)
     for prim in view.background:
         scene.addItem(_Background(prim))
     nodes: dict[str, NodeItem] = {}

@@ -217,6 +217,24 @@ class DiagramEdits:
         return [c.qualified for c in self.sd.all_classes()
                 if not c.short and c.kind not in ("package", "function", "type", "record", "connector")]
 
+    def choose_class(self, cls: str | None = None) -> str | None:
+        """``cls`` as the file names it (``Pkg.Circuit``; a unique short name works too); given
+        None (or a package), the first class with connections, else the first class with a
+        diagram. :class:`OpError` when ``cls`` names no class of the file."""
+        names = self.classes()
+        sd = self.sd
+        found = sd.find(cls) if cls is not None else None
+        if cls is not None and found is None:
+            short = [n for n in names if n.rsplit(".", 1)[-1] == cls]
+            if len(short) != 1:
+                known = ", ".join(names) or "none"
+                raise OpError(f"no class {cls!r} in {self.path.name} (classes with a diagram: {known})")
+            return short[0]
+        if found is not None and found.qualified in names:
+            return found.qualified
+        wired = [n for n in names if sd.find(n).connects]
+        return (wired or names or [None])[0]
+
     def view(self, cls: str | None) -> DiagramView:
         sd = self.sd
         found = sd.find(cls)

@@ -139,12 +139,10 @@ class DiagramPanel(PanelWidget):
             return False
         self._attach(doc, edits)
         names = self.edits.classes()
-        found = self.edits.sd.find(cls)
-        if found is None or found.qualified not in names:  # a package: its first class with connections
-            wired = [n for n in names if self.edits.sd.find(n).connects]
-            self.cls = (wired or names or [None])[0]
-        else:
-            self.cls = found.qualified
+        try:
+            self.cls = self.edits.choose_class(cls)
+        except OpError:  # not a class of this file: its first one with connections
+            self.cls = self.edits.choose_class(None)
         self._set_classes(names)
         self.rebuild(keep_view=False)
         self._reveal()
