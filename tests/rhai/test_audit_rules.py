@@ -124,3 +124,93 @@ def test_no_getter(src: str, message: str) -> None:
 
     with pytest.raises(RhaiRuntimeError, match=message.replace("(", r"\(").replace(")", r"\)")):
         run(src)
+
+
+# ── BLOBs ──────────────────────────────────────────────────────────────────────────────
+def blob(*xs: int) -> bytearray:
+    return bytearray(xs)
+
+
+B5 = "let b = blob(); b += 1; b += 2; b += 3; b += 4; b += 5; "
+BLOBS = [
+    (B5 + "b.set(0, 0x42); b", blob(0x42, 2, 3, 4, 5)),
+    (B5 + "b.set(-3, 0); b", blob(1, 2, 0, 4, 5)),
+    (B5 + "b.set(99, 123); b", blob(1, 2, 3, 4, 5)),          # past the end: unchanged
+    (B5 + "b.set(1, 0x1ff); b", blob(1, 0xFF, 3, 4, 5)),      # only the low 8 bits
+    (B5 + "set(b, 4, 9); b", blob(1, 2, 3, 4, 9)),
+    (B5 + "b.get(-1)", 5),
+    (B5 + "b.get(99)", 0),                                    # a blob gives 0 past the end
+    ("let b = blob(); b.pop()", 0),
+    ("let b = blob(); b.shift()", 0),
+    (B5 + "b.remove(9)", 0),
+    (B5 + "b.chop(3); b", blob(3, 4, 5)),
+    (B5 + "b.chop(10); b", blob(1, 2, 3, 4, 5)),
+    (B5 + "b.chop(0); b", blob()),
+    (B5 + "let t = b.split(2); [b, t]", [blob(1, 2), blob(3, 4, 5)]),
+    (B5 + "let t = b.split(-2); [b, t]", [blob(1, 2, 3), blob(4, 5)]),
+    (B5 + "let t = b.split(0); [b, t]", [blob(), blob(1, 2, 3, 4, 5)]),
+    (B5 + "let t = b.split(9); [b, t]", [blob(1, 2, 3, 4, 5), blob()]),
+    ("let b1 = blob(10, 0x42); let b2 = blob(5, 0x18); b1.splice(1, 3, b2); b1",
+     blob(0x42, *[0x18] * 5, *[0x42] * 6)),
+    ("let b1 = blob(10, 0x42); let b2 = blob(5, 0x18); b1.splice(1..4, b2); b1",
+     blob(0x42, *[0x18] * 5, *[0x42] * 6)),
+    ("let b1 = blob(10, 0x42); let b2 = blob(5, 0x18); b1.splice(1..=4, b2); b1",
+     blob(0x42, *[0x18] * 5, *[0x42] * 5)),
+    ("let b1 = blob(10, 0x42); let b2 = blob(5, 0x18); b1.splice(-5, 4, b2); b1",
+     blob(*[0x42] * 5, *[0x18] * 5, 0x42)),
+    ("let b1 = blob(); let b2 = blob(2, 7); b1.splice(3, 1, b2); b1", blob(7, 7)),
+    ("let b1 = blob(2, 1); b1.splice(5, 1, blob(1, 9)); b1", blob(1, 1, 9)),  # past the end
+    ('let b = blob(); b.append("hé"); b', blob(0x68, 0xC3, 0xA9)),          # UTF-8 bytes
+    ("let b = blob(); b.append('é'); b", blob(0xC3, 0xA9)),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), BLOBS, ids=[s[len(B5):] if s.startswith(B5) else s
+                                                         for s, _ in BLOBS])
+def test_blob_functions(src: str, expected: Any, same: Any) -> None:
+    got = run(src)
+    assert same(got, expected), got
+
+
+# ── a function's name where a function is expected ─────────────────────────────────────
+FN_NAMES = """
+fn square(x) { x * x }
+fn multiply(x, i) { x * i }
+fn big(x) { x > 2 }
+fn sum(a, x) { if a == () { x } else { a + x } }
+fn desc(a, b) { b - a }
+fn same_parity(a, b) { (a - b) % 2 == 0 }
+"""
+BY_NAME = [
+    ('[1, 2, 3].map("square")', [1, 4, 9]),
+    ('[1, 2, 3].map("multiply")', [0, 2, 6]),
+    ('[1, 2, 3, 4].filter("big")', [3, 4]),
+    ('[1, 2, 3, 4, 5].filter("is_odd")', [1, 3, 5]),           # a package function too
+    ('[1, 2, 3].some("big")', True),
+    ('[1, 2, 3].all("big")', False),
+    ('[1, 2, 3].reduce("sum")', 6),
+    ('[1, 2, 3].reduce("sum", 10)', 16),
+    ('[1, 2, 3].reduce_rev("sum", 0)', 6),
+    ('let a = [3, 1, 2]; a.sort("desc"); a', [3, 2, 1]),
+    ('let a = [1, 3, 2, 4, 4]; a.dedup("same_parity"); a', [1, 2]),
+    ('let a = [1, 2, 3, 4]; let d = a.drain("big"); [a, d]', [[1, 2], [3, 4]]),
+    ('let a = [1, 2, 3, 4]; let d = a.retain("big"); [a, d]', [[3, 4], [1, 2]]),
+    ('[1, 2, 3, 4].index_of("big")', 2),
+    ('[1, 2, 3, 4, 5].index_of("big", 3)', 3),
+    ('["a", "big", "c"].index_of("c")', 2),         # no function `c`: the string is the value
+    ('["x y", "z"].index_of("x y")', 0),            # not a function name: the value
+    ('[].index_of("big")', -1),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), BY_NAME, ids=[s for s, _ in BY_NAME])
+def test_function_names_as_functions(src: str, expected: Any, same: Any) -> None:
+    got = run(FN_NAMES + src)
+    assert same(got, expected), got
+
+
+def test_unknown_function_name_is_not_found() -> None:
+    from luncosim_core.scripting.rhai import RhaiRuntimeError
+
+    with pytest.raises(RhaiRuntimeError, match="Function not found: nosuch"):
+        run('[1, 2].map("nosuch")')

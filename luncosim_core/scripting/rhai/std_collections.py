@@ -15,7 +15,9 @@ from .access import getter
 from .errors import FnNotFound, RhaiLimitError, RhaiRuntimeError
 from .ops import eq
 from .runtime import WriteBack
+from .std_core import _fn as _fn_ptr
 from .std_core import native
+from .std_core import valid_fn_name as _valid_fn_name
 from .values import Char, FnPtr, RhaiRange, Unit, deep_copy, rhai_equals, to_display, type_of
 
 _STRS = (str, Char)
@@ -56,8 +58,9 @@ def _range_span(n: int, r: RhaiRange) -> tuple[int, int]:
     return s, max(s, min(end, n))
 
 
-def _call(rt: Any, fp: Any, *args: Any) -> Any:
-    """Call ``fp`` with as many of ``args`` as it takes (closures of 1 or 2 parameters)."""
+def _call(rt: Any, fp: Any, *args: Any, base: int = 1) -> Any:
+    """Call ``fp`` with as many of ``args`` as it takes (closures of 1 or 2 parameters); a
+    named function without the trailing extra argument (the index) gets the first ``base``."""
     if type(fp) is not FnPtr:
         raise FnNotFound
     if fp.closure is not None:
@@ -68,9 +71,17 @@ def _call(rt: Any, fp: Any, *args: Any) -> Any:
     try:
         return rt.call_fnptr(fp, list(args))
     except RhaiRuntimeError as e:
-        if e.message.startswith("Function not found") and len(args) > 1:
-            return rt.call_fnptr(fp, list(args[:1]))
+        if e.message.startswith("Function not found") and len(args) > base:
+            return rt.call_fnptr(fp, list(args[:base]))
         raise
+
+
+def _by_name(fp: Any) -> Any:
+    """A function's name given where a function is expected: a function pointer to it, as
+    Rhai's (deprecated, still registered) name variants of the array functions take it."""
+    if type(fp) is str:
+        return _fn_ptr(fp)
+    return fp
 
 
 def _truthy(v: Any, what: str) -> bool:
@@ -132,24 +143,39 @@ def _index_of(rt: Any, c: Any, x: Any, start: Any = 0) -> int:
         return c.find(_text(x), s)
     if type(c) is list:
         s, _ = _span(len(c), start, None)
-        if type(x) is str and (rt.find_script(x, 1, None) or rt.find_script(x, 2, None)):
-            x = FnPtr(x)  # a script function's name is a predicate, as in Rhai
+        if type(x) is str and c and _valid_fn_name(x):
+            # a function's name is a predicate, as in Rhai; with no function of that name the
+            # string is the value looked for
+            try:
+                return _index_where(rt, c, FnPtr(x), s)
+            except RhaiRuntimeError as e:
+                if not e.message.startswith(f"Function not found: {x} "):
+                    raise
+        if type(x) is FnPtr:
+            return _index_where(rt, c, x, s)
         for i in range(s, len(c)):
-            if type(x) is FnPtr:
-                if _truthy(_call(rt, x, c[i], i), "index_of"):
-                    return i
-            elif rhai_equals(c[i], x):
+            if rhai_equals(c[i], x):
                 return i
         return -1
     raise FnNotFound
 
 
+def _index_where(rt: Any, c: list, fp: FnPtr, start: int) -> int:
+    for i in range(start, len(c)):
+        if _truthy(_call(rt, fp, c[i], i), "index_of"):
+            return i
+    return -1
+
+
 @native("get")
 def _get(c: Any, i: Any) -> Any:
-    if type(c) is list or type(c) is bytearray:
+    if type(c) is list:
         i = _int(i)
         j = i + len(c) if i < 0 else i
         return deep_copy(c[j]) if 0 <= j < len(c) else Unit
+    if type(c) is bytearray:  # as Rhai's blob `get`: 0 past the end; before the start, byte 0
+        j, _ = _span(len(c), _int(i), None)
+        return c[j] if j < len(c) else 0
     if type(c) is str:
         i = _int(i)
         j = i + len(c) if i < 0 else i
@@ -170,6 +196,11 @@ def _set(c: Any, i: Any, v: Any) -> Any:
     if type(c) is dict:
         c[_text(i)] = deep_copy(v)
         return Unit
+    if type(c) is bytearray:  # as Rhai's blob `set`: past the end nothing, before the start byte 0
+        j, _ = _span(len(c), _int(i), None)
+        if j < len(c):
+            c[j] = _int(v) & 0xFF
+        return Unit
     raise FnNotFound
 
 
@@ -180,7 +211,7 @@ def _remove(c: Any, x: Any) -> Any:
         j = i + len(c) if i < 0 else i
         if 0 <= j < len(c):
             return c.pop(j)
-        return Unit
+        return Unit if type(c) is list else 0  # a blob gives 0, as Rhai's
     if type(c) is dict:
         return c.pop(_text(x), Unit)
     if type(c) is str:
@@ -222,7 +253,7 @@ def _split(c: Any, sep: Any = None, segments: Any = None) -> Any:
         if n < 1:
             return [c]
         return c.split(text, n - 1)
-    if type(c) is list and segments is None and type(sep) is int:
+    if type(c) in (list, bytearray) and segments is None and type(sep) is int:
         s, _ = _span(len(c), sep, None)
         tail = c[s:]
         del c[s:]
@@ -277,6 +308,8 @@ def _drain(rt: Any, c: Any, a: Any, length: Any = None) -> Any:
         return gone
     if type(c) not in (list, bytearray):
         raise FnNotFound
+    if type(c) is list:
+        a = _by_name(a)
     if type(a) is FnPtr:
         keep, out = [], []
         for i, x in enumerate(c):
@@ -301,6 +334,8 @@ def _retain(rt: Any, c: Any, a: Any, length: Any = None) -> Any:
         return gone
     if type(c) not in (list, bytearray):
         raise FnNotFound
+    if type(c) is list:
+        a = _by_name(a)
     if type(a) is FnPtr:
         keep, out = [], []
         for i, x in enumerate(c):
@@ -465,6 +500,8 @@ def _append(rt: Any, c: Any, v: Any) -> Any:
     if type(c) is bytearray:
         if type(v) in (bytearray, bytes):
             c.extend(v)
+        elif type(v) in _STRS:  # a string's or char's UTF-8 bytes
+            c.extend(str(v).encode("utf-8"))
         else:
             c.append(_int(v) & 0xFF)
         return Unit
@@ -475,15 +512,19 @@ def _append(rt: Any, c: Any, v: Any) -> Any:
 
 @native("pop")
 def _pop(c: Any) -> Any:
-    if type(c) in (list, bytearray):
+    if type(c) is list:
         return c.pop() if c else Unit
+    if type(c) is bytearray:  # an empty blob gives 0, as Rhai's
+        return c.pop() if c else 0
     raise FnNotFound
 
 
 @native("shift")
 def _shift(c: Any) -> Any:
-    if type(c) in (list, bytearray):
+    if type(c) is list:
         return c.pop(0) if c else Unit
+    if type(c) is bytearray:
+        return c.pop(0) if c else 0
     raise FnNotFound
 
 
@@ -514,7 +555,8 @@ def _last(c: Any) -> Any:
 
 @native("chop")
 def _chop(c: Any, n: Any) -> Any:
-    _arr(c)
+    if type(c) is not bytearray:
+        _arr(c)
     n = _int(n)
     if n <= 0:
         c.clear()
@@ -525,6 +567,8 @@ def _chop(c: Any, n: Any) -> Any:
 
 @native("splice")
 def _splice(c: Any, start: Any, length: Any, repl: Any = None) -> Any:
+    if type(c) is bytearray:
+        return _splice_blob(c, start, length, repl)
     _arr(c)
     if type(start) is RhaiRange and repl is None:
         repl = length
@@ -535,13 +579,38 @@ def _splice(c: Any, start: Any, length: Any, repl: Any = None) -> Any:
     return Unit
 
 
+def _splice_blob(c: bytearray, start: Any, length: Any, repl: Any) -> Any:
+    """Rhai's blob ``splice``: a range or ``start, len``; an empty blob becomes the other one,
+    and (as Rhai's code does) a zero length appends it at the end."""
+    if type(start) is RhaiRange and repl is None:
+        repl, r = length, start
+        s = max(r.start, 0)
+        n = max(r.end, s) - s + (1 if r.inclusive else 0)
+    else:
+        s, n = _int(start), _int(length)
+    if type(repl) not in (bytearray, bytes):
+        raise FnNotFound
+    if not c:
+        c[:] = repl
+        return Unit
+    a, b = _span(len(c), s, n)
+    if a == b:
+        c.extend(repl)
+    else:
+        c[a:b] = repl
+    return Unit
+
+
 @native("map", ctx=True)
 def _map(rt: Any, c: Any, fp: Any) -> list:
+    fp = _by_name(fp)
     return [_call(rt, fp, deep_copy(x), i) for i, x in enumerate(_arr(c))]
 
 
 @native("filter", ctx=True)
 def _filter(rt: Any, c: Any, fp: Any) -> Any:
+    if type(c) is list:
+        fp = _by_name(fp)
     if type(c) is dict:
         return {k: deep_copy(v) for k, v in c.items() if _truthy(_call(rt, fp, k, v), "filter")}
     return [deep_copy(x) for i, x in enumerate(_arr(c))
@@ -550,28 +619,32 @@ def _filter(rt: Any, c: Any, fp: Any) -> Any:
 
 @native("reduce", ctx=True)
 def _reduce(rt: Any, c: Any, fp: Any, init: Any = Unit) -> Any:
+    fp = _by_name(fp)
     acc = init
     for i, x in enumerate(_arr(c)):
-        acc = _call(rt, fp, acc, deep_copy(x), i)
+        acc = _call(rt, fp, acc, deep_copy(x), i, base=2)
     return acc
 
 
 @native("reduce_rev", ctx=True)
 def _reduce_rev(rt: Any, c: Any, fp: Any, init: Any = Unit) -> Any:
+    fp = _by_name(fp)
     acc = init
     arr = _arr(c)
     for i in range(len(arr) - 1, -1, -1):
-        acc = _call(rt, fp, acc, deep_copy(arr[i]), i)
+        acc = _call(rt, fp, acc, deep_copy(arr[i]), i, base=2)
     return acc
 
 
 @native("some", ctx=True)
 def _some(rt: Any, c: Any, fp: Any) -> bool:
+    fp = _by_name(fp)
     return any(_truthy(_call(rt, fp, deep_copy(x), i), "some") for i, x in enumerate(_arr(c)))
 
 
 @native("all", ctx=True)
 def _all(rt: Any, c: Any, fp: Any) -> bool:
+    fp = _by_name(fp)
     return all(_truthy(_call(rt, fp, deep_copy(x), i), "all") for i, x in enumerate(_arr(c)))
 
 
@@ -609,6 +682,7 @@ def _arity(fp: FnPtr) -> int:
 
 @native("dedup", ctx=True)
 def _dedup(rt: Any, c: Any, fp: Any = None) -> Any:
+    fp = _by_name(fp)
     arr = _arr(c)
     out: list = []
     for x in arr:
@@ -628,6 +702,7 @@ def _default_key(x: Any) -> Any:
 
 @native("sort", ctx=True)
 def _sort(rt: Any, c: Any, fp: Any = None) -> Any:
+    fp = _by_name(fp)
     arr = _arr(c)
     if fp is None:
         if not arr:
@@ -654,7 +729,7 @@ def _sort(rt: Any, c: Any, fp: Any = None) -> Any:
 
 @native("zip", ctx=True)
 def _zip(rt: Any, a: Any, b: Any, fp: Any) -> list:
-    return [_call(rt, fp, deep_copy(x), deep_copy(y), i)
+    return [_call(rt, fp, deep_copy(x), deep_copy(y), i, base=2)
             for i, (x, y) in enumerate(zip(_arr(a), _arr(b), strict=False))]
 
 

@@ -82,12 +82,18 @@ def _to_debug(x: Any) -> str:
     return to_debug(x)
 
 
+def valid_fn_name(name: str) -> bool:
+    """A name a function can have: ASCII letters, digits and ``_``, not starting with a
+    digit."""
+    return bool(name) and name.isascii() and (name[0].isalpha() or name[0] == "_") and \
+        all(c.isalnum() or c == "_" for c in name)
+
+
 @native("Fn")
 def _fn(name: Any) -> FnPtr:
     if type(name) is not str:
         raise FnNotFound
-    if not name or not (name[0].isalpha() or name[0] == "_") or \
-            not all(c.isalnum() or c == "_" for c in name):
+    if not valid_fn_name(name):
         raise RhaiRuntimeError(f"Invalid function name in Fn: '{name}'")
     return FnPtr(name)
 
