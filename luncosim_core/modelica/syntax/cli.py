@@ -4,91 +4,160 @@ OPS.json is a JSON array of objects, each with an ``op`` key (AddComponent, Remo
 RenameComponent, SetPlacement, SetParameter, AddConnection, RemoveConnection, SetLinePoints) and
 the op's fields, named as in docs/diagram.md (``class``, ``from``/``to`` for connections). All
 ops apply, in order, or none: on an invalid op the verb names its index and reason, exits 1 and
-writes nothing. The result is written atomically.
+writes nothing. Every field is checked for its type (a point is ``[x, y]`` of numbers, a value
+is a Modelica expression as a string); FILE and OPS.json are read only when they are regular files
+under the size cap (a FIFO is refused, never waited on); FILE and ``--out`` must be ``.mo`` files.
+The result is written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
+import math
+from dataclasses import MISSING, fields
 from pathlib import Path
 
-from luncosim_core.fsutil import atomic_write_text
+from luncosim_core.fsutil import UnreadableFile, atomic_write_text, file_problem, read_text_limited
 from luncosim_core.modelica.syntax.ops import OPS, Op, OpError, apply_op
 from luncosim_core.modelica.syntax.parser import ParseError, parse
 from luncosim_core.modelica.syntax.resolve import library_for
 
 _RENAMED = {"class": "cls", "from": "a", "to": "b"}
+_JSON_NAME = {v: k for k, v in _RENAMED.items()}
+MAX_OPS_BYTES = 16 * 1024 * 1024
 
 
-def _tuples(v: object) -> object:
-    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _point(key: str, v: object) -> tuple[float, float]:
+    if not (isinstance(v, list) and len(v) == 2 and all(_is_number(x) for x in v)):
+        raise ValueError(f"'{key}' must be a point [x, y] of two numbers, not {json.dumps(v)}")
+    return (float(v[0]), float(v[1]))
+
+
+def _points(key: str, v: object, least: int) -> tuple[tuple[float, float], ...]:
+    if not isinstance(v, list) or len(v) < least:
+        raise ValueError(f"'{key}' must be a list of at least {least} points [[x, y], ...], not {json.dumps(v)}")
+    return tuple(_point(f"{key}[{i}]", p) for i, p in enumerate(v))
+
+
+def _text(key: str, v: object, optional: bool = False) -> str | None:
+    if v is None and optional:
+        return None
+    if not isinstance(v, str):
+        what = "a string or null" if optional else "a string"
+        hint = " (a Modelica expression as text, e.g. \"1.5\")" if key in ("value", "modifiers") else ""
+        raise ValueError(f"'{key}' must be {what}{hint}, not {json.dumps(v)}")
+    return v
+
+
+def _field(key: str, name: str, v: object) -> object:
+    """One JSON field as the op's value (``ValueError`` saying what it must be)."""
+    if name in ("origin",):
+        return _point(key, v)
+    if name == "extent":
+        pts = _points(key, v, 2)
+        if len(pts) != 2:
+            raise ValueError(f"'{key}' must be two points [[x1, y1], [x2, y2]], not {json.dumps(v)}")
+        return pts
+    if name == "points":
+        return _points(key, v, 2)
+    if name == "rotation":
+        if not _is_number(v):
+            raise ValueError(f"'{key}' must be a number of degrees, not {json.dumps(v)}")
+        return float(v)  # type: ignore[arg-type]
+    if name in ("flip_h", "flip_v"):
+        if not isinstance(v, bool):
+            raise ValueError(f"'{key}' must be true or false, not {json.dumps(v)}")
+        return v
+    if name == "modifiers":
+        if not isinstance(v, dict):
+            raise ValueError(f"'{key}' must be an object of modifier name to value text, not {json.dumps(v)}")
+        return tuple((str(k), _text(f"modifiers.{k}", val)) for k, val in v.items())
+    if name in ("cls", "value", "description"):
+        return _text(key, v, optional=True)
+    return _text(key, v)
 
 
 def op_from_json(obj: object) -> Op:
-    """One op from its JSON object (``ValueError`` saying what is wrong)."""
+    """One op from its JSON object (``ValueError`` saying what is wrong: an unknown op or field,
+    a missing field, a field of the wrong type)."""
     if not isinstance(obj, dict) or not isinstance(obj.get("op"), str):
         raise ValueError("an op must be an object with an 'op' name")
     kind = OPS.get(obj["op"])
     if kind is None:
         raise ValueError(f"unknown op {obj['op']!r} (known: {', '.join(sorted(OPS))})")
-    names = {f.name for f in fields(kind)}
-    kw: dict[str, object] = {"cls": None} if "cls" in names else {}
+    known = {f.name: f for f in fields(kind) if f.name != "check"}  # connector checks cannot be switched off
+    kw: dict[str, object] = {"cls": None} if "cls" in known else {}
     placement = obj.get("placement")
+    if placement is not None and not isinstance(placement, dict):
+        raise ValueError(f"'placement' must be an object (origin, extent, rotation), not {json.dumps(placement)}")
     items = [(k, v) for k, v in obj.items() if k not in ("op", "placement")]
     if isinstance(placement, dict):
-        items += list(placement.items())
+        items += [(f"placement.{k}", v) for k, v in placement.items()]
     for key, value in items:
-        name = _RENAMED.get(key, key)
-        if name not in names:
+        name = _RENAMED.get(key.rsplit(".", 1)[-1], key.rsplit(".", 1)[-1])
+        if name not in known:
             raise ValueError(f"{obj['op']} has no field {key!r}")
-        kw[name] = value if name == "modifiers" else _tuples(value)
-    if isinstance(kw.get("modifiers"), dict):
-        kw["modifiers"] = tuple((str(k), str(v)) for k, v in kw["modifiers"].items())  # type: ignore[union-attr]
-    try:
-        return kind(**kw)
-    except TypeError as exc:
-        raise ValueError(f"{obj['op']}: {exc}") from None
+        kw[name] = _field(key, name, value)
+    missing = [_JSON_NAME.get(f.name, f.name) for f in known.values()
+               if f.name not in kw and f.default is MISSING and f.default_factory is MISSING]
+    if missing:
+        raise ValueError(f"{obj['op']} needs {', '.join(repr(m) for m in missing)}")
+    return kind(**kw)
 
 
 def apply_ops(path: Path, ops_json: object, roots: tuple[Path, ...] = ()) -> tuple[str, str]:
     """The file's text and its text after every op; ``ValueError`` naming the first bad op."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text_limited(path, "Modelica file")
     if not isinstance(ops_json, list):
         raise ValueError("OPS must be a JSON array of ops")
     lib = library_for(path, roots)
     new = text
     for i, obj in enumerate(ops_json):
+        label = obj.get("op", "?") if isinstance(obj, dict) else "?"
         try:
             op = op_from_json(obj)
             sd = parse(new)
             new = apply_op(new, op, sd, lib).text
             parse(new)
-        except (ValueError, OpError, ParseError) as exc:
-            label = obj.get("op", "?") if isinstance(obj, dict) else "?"
+        except (ValueError, TypeError, OpError, ParseError) as exc:  # OpError, ParseError, SpliceError are ValueErrors
             raise ValueError(f"op {i} ({label}): {exc}") from None
     return text, new
 
 
 def cmd_modelica_apply(args: argparse.Namespace) -> int:
+    file, out = Path(args.file), Path(args.out) if args.out else Path(args.file)
+    for what, p in (("FILE", file), ("--out", out)):
+        if p.suffix != ".mo":
+            print(f"error: {what} {p} is not a Modelica file (.mo); nothing written")
+            return 1
     try:
-        ops_json = json.loads(Path(args.ops).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"error: cannot read ops {args.ops}: {exc}")
+        ops_json = json.loads(read_text_limited(args.ops, "ops file", MAX_OPS_BYTES))
+    except (UnreadableFile, OSError, json.JSONDecodeError) as exc:
+        print(f"error: cannot read ops {args.ops}: {exc}; nothing written")
         return 1
     try:
-        old, new = apply_ops(Path(args.file), ops_json)
-    except OSError as exc:
-        print(f"error: cannot read {args.file}: {exc}")
+        old, new = apply_ops(file, ops_json)
+    except (UnreadableFile, OSError) as exc:
+        print(f"error: cannot read {file}: {exc}; nothing written")
         return 1
     except ValueError as exc:
         print(f"error: {exc}; nothing written")
         return 1
-    out = Path(args.out) if args.out else Path(args.file)
-    atomic_write_text(out, new)
+    if out.exists() and file_problem(out, "output") is not None:
+        print(f"error: --out {out}: {file_problem(out, 'output')}; nothing written")
+        return 1
+    try:
+        atomic_write_text(out, new)
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc}")
+        return 1
     changed = len(set(new.splitlines()) ^ set(old.splitlines()))
-    print(f"applied {len(ops_json)} op(s) to {args.file}; wrote {out} ({changed} line(s) differ)")
+    print(f"applied {len(ops_json)} op(s) to {file}; wrote {out} ({changed} line(s) differ)")
     return 0
 
 
