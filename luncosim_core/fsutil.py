@@ -103,7 +103,13 @@ def file_problem(path: str | Path, what: str, max_bytes: int | None = None):
 
 
 class UnreadableFile(ValueError):
-    """A file that is not a regular file, is too large or is not UTF-8 text (message says which)."""
+    """A file that is not a regular file, is too large or is not UTF-8 text (message says which).
+
+    ``line`` is the 1-based line of the first invalid byte of a non-UTF-8 file (else None)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def read_text_limited(path: str | Path, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
@@ -121,4 +127,4 @@ def read_text_limited(path: str | Path, what: str = "file", max_bytes: int = MAX
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UnreadableFile(f"{what} {path} is not UTF-8 text (invalid byte 0x{data[exc.start]:02x} "
-                             f"at offset {exc.start}, line {line})") from None
+                             f"at offset {exc.start}, line {line})", line) from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.scripting.rhai import Engine, Limits, RhaiError
 from luncosim_core.scripting.values import from_script, to_script
 from luncosim_core.scripting.vecmath import register_vector_helpers
@@ -37,10 +38,18 @@ def run_policies(facts: dict, folder: Path | None = None) -> list[Diagnostic]:
     register_vector_helpers(engine)
     out: list[Diagnostic] = []
     files = sorted(folder.glob("*.rhai"))
+    texts: dict[Path, str] = {}
+    for f in files:
+        try:
+            texts[f] = read_text_limited(f, "policy file")
+        except (OSError, UnreadableFile) as exc:  # a FIFO, a folder named *.rhai, bytes that are not text
+            out.append(Diagnostic("error", "lint-policy-error", f"policy {f.name} cannot be read: {exc}",
+                                  layer=str(f), line=getattr(exc, "line", None), source="lint"))
+    files = [f for f in files if f in texts]
     for f in files:
         if f.name.startswith("_"):
             try:
-                engine.register_global_module(f.read_text(encoding="utf-8"), file=str(f))
+                engine.register_global_module(texts[f], file=str(f))
             except RhaiError as err:
                 out.append(_pos_diag(err, "lint-policy-error", f"policy helpers {f.name}: {err.message}"))
     script_facts = to_script(facts)
@@ -48,7 +57,7 @@ def run_policies(facts: dict, folder: Path | None = None) -> list[Diagnostic]:
         if f.name.startswith("_"):
             continue
         try:
-            ast = engine.compile(f.read_text(encoding="utf-8"), file=str(f))
+            ast = engine.compile(texts[f], file=str(f))
         except RhaiError as err:
             out.append(_pos_diag(err, "lint-policy-error", f"policy {f.name} does not compile: {err.message}"))
             continue

@@ -263,9 +263,13 @@ def _kind(value: Any) -> str:
 # ---------------------------------------------------------------------------- loading
 def load_task_file(path: str | Path) -> TaskFile:
     """Read and validate a task file; raises :class:`TaskFileError` listing every problem."""
+    from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
+    try:  # only a regular file under the size cap: a FIFO would block, junk bytes are no text
+        text = read_text_limited(p, "task file")
+    except UnreadableFile as exc:
+        raise TaskFileError([TaskError("<file>", f"cannot read the task file: {exc}", exc.line)], str(p)) from None
     except OSError as exc:
         raise TaskFileError([TaskError("<file>", f"cannot read {p}: {exc.strerror or exc}")], str(p)) from None
     return parse_task_text(text, str(p))
@@ -280,6 +284,9 @@ def parse_task_text(text: str, source: str = "<text>") -> TaskFile:
         mark = getattr(exc, "problem_mark", None)
         raise TaskFileError([TaskError("<document>", f"not valid YAML: {getattr(exc, 'problem', exc)}",
                                        mark.line + 1 if mark else None)], source) from None
+    except RecursionError:  # PyYAML composes recursively: thousands of nested brackets
+        raise TaskFileError([TaskError("<document>", "not a task file: YAML nested too deeply to read")],
+                            source) from None
     lines = _Lines()
     if node is not None:
         lines.walk(node, ())

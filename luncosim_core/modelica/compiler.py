@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.modelica.compile_server import run_front_end
 from luncosim_core.modelica.dae_casadi import EVENT_TABLES, DaeSystem, TranslationError, translate
 from luncosim_core.modelica.frontend import FrontResult
@@ -62,6 +63,17 @@ def _variables(system: DaeSystem, meta: dict[str, object], starts: dict[str, flo
     return tuple(out)
 
 
+def _read_model_file(path: Path, layer: str) -> tuple[str | None, Diagnostic | None]:
+    """The text of a model file, or why it cannot be read: only a regular file under the size cap
+    (a FIFO would block, a folder is no file), as UTF-8 text (else the byte, offset and line)."""
+    try:
+        return read_text_limited(path, "model file"), None
+    except UnreadableFile as exc:
+        return None, _error("modelica.source", str(exc), layer, exc.line)
+    except OSError as exc:
+        return None, _error("modelica.source", f"cannot read model file: {exc}", layer)
+
+
 def compile_model(
     source_path: Path | str | None = None,
     source_text: str | None = None,
@@ -80,10 +92,9 @@ def compile_model(
     if source_text is None:
         if path is None:
             return CompiledModel(False, (_error("modelica.source", "no source_path or source_text given", layer),))
-        try:
-            source_text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            return CompiledModel(False, (_error("modelica.source", f"cannot read model file: {exc}", layer),), source_path=path)
+        source_text, problem = _read_model_file(path, layer)
+        if problem is not None:
+            return CompiledModel(False, (problem,), source_path=path)
     digest = hashlib.sha256(source_text.encode()).hexdigest()
     name = model_name or guess_model_name(source_text, path)
     roots: list[str] = []

@@ -66,10 +66,12 @@ def model_outputs(prim, roots) -> frozenset[str] | None:
     if language == "fmu":
         return _fmu_outputs(path) if path is not None else None
     if text is None:
+        from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            return None
+            text = read_text_limited(path, "Modelica source")
+        except (OSError, UnreadableFile):
+            return None  # unknown outputs; validate and the runtime say why the source is unreadable
     key = (str(path), hashlib.sha256(text.encode()).hexdigest(), lib)
     with _LOCK:
         if key in _CACHE:

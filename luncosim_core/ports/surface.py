@@ -137,9 +137,11 @@ class PortsPolicy:
 
 @lru_cache(maxsize=64)
 def _policy_at(manifest: str, mtime_ns: int) -> PortsPolicy:
-    try:
-        data = tomllib.loads(Path(manifest).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+    from luncosim_core.fsutil import read_text_limited
+
+    try:  # a bad manifest is reported where the twin is opened; here it only means the defaults
+        data = tomllib.loads(read_text_limited(manifest, "manifest"))
+    except (OSError, ValueError, RecursionError):  # ValueError: UnreadableFile, TOMLDecodeError
         return PortsPolicy()
     ports = data.get("ports")
     strict = isinstance(ports, dict) and ports.get("strict_public_outputs") is True

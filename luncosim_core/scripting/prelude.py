@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.scripting.rhai import Engine, RhaiError
 from luncosim_core.twin.roots import repository_root
 
@@ -36,7 +37,13 @@ def load_prelude(engine: Engine, roots=None) -> tuple[list[Path], list[Diagnosti
     loaded: list[Path] = []
     for f in files:
         try:
-            engine.register_global_module(f.read_text(encoding="utf-8"), file=str(f))
+            text = read_text_limited(f, "prelude file")
+        except (OSError, UnreadableFile) as exc:  # a FIFO, a folder named *.rhai, bytes that are not text
+            diags.append(Diagnostic("error", "scenario-prelude-error", f"prelude {f.name}: {exc}", layer=str(f),
+                                    line=getattr(exc, "line", None), source="scenario"))
+            continue
+        try:
+            engine.register_global_module(text, file=str(f))
         except RhaiError as err:
             d = err.to_diagnostic()
             diags.append(Diagnostic("error", "scenario-prelude-error", f"prelude {f.name}: {err.message}",

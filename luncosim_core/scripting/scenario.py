@@ -329,11 +329,8 @@ class ScenarioParticipant:
         if source is None:
             if self.source_path is None:
                 return []
-            try:
-                source = self.source_path.read_text(encoding="utf-8")
-            except OSError as exc:
-                d = Diagnostic("error", "scenario-source-unreadable", f"cannot read {self.source_path}: {exc}",
-                               path=self.prim_path, layer=self.file, source="scenario")
+            source, d = read_source(self.source_path, self.prim_path)
+            if d is not None:
                 self.diagnostics.append(d)
                 return [d]
         before = len(self.diagnostics)
@@ -368,7 +365,8 @@ class ScenarioParticipant:
             if stamp == self._stamp:
                 return False
             self._stamp = stamp
-            return self.source_path.read_text(encoding="utf-8") != self.source
+            text, _ = read_source(self.source_path, self.prim_path)
+            return text != self.source  # unreadable: changed (the reload reports why)
         except OSError:
             return False
 
@@ -399,11 +397,28 @@ def scenario_source(prim, roots) -> tuple[str | None, str, Path | None, list[Dia
         file = check.path
     elif resolved:
         file = Path(resolved)
-    if file is None or not file.is_file():
+    if file is None or not file.exists():
         return None, authored, None, [Diagnostic("error", "asset-missing",
                                                  f"{path} info:sourceAsset @{authored}@ not found",
                                                  path=path, source="scenario")]
-    return file.read_text(encoding="utf-8"), str(file), file, []
+    text, problem = read_source(file, path)
+    if problem is not None:
+        return None, str(file), None, [problem]
+    return text, str(file), file, []
+
+
+def read_source(file: Path, prim_path: str, what: str = "scenario source") -> tuple[str | None, Diagnostic | None]:
+    """A scenario file's text, or why it cannot be read (``scenario-source-unreadable``, naming
+    the file, the prim and, for text that is not UTF-8, the line): only a regular file under the
+    size cap (:data:`luncosim_core.fsutil.MAX_TEXT_BYTES`) is read, so a FIFO cannot hang a run."""
+    from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
+    try:
+        return read_text_limited(file, what), None
+    except (OSError, UnreadableFile) as exc:
+        message = str(exc) if isinstance(exc, UnreadableFile) else f"cannot read {file}: {exc.strerror or exc}"
+        return None, Diagnostic("error", "scenario-source-unreadable", message, path=prim_path, layer=str(file),
+                                line=getattr(exc, "line", None), source="scenario")
 
 
 def _anchor_of(attr) -> str | None:

@@ -167,13 +167,36 @@ class ModelicaProgram:
             if path is None or not path.exists():
                 self._fail("modelica.source", f"source asset @{authored}@ not found")
                 return None, "", False
-            if path.suffix.lower() == ".fmu":
-                return path, hashlib.sha256(path.read_bytes()).hexdigest(), True
-            return path, path.read_text(encoding="utf-8"), False
+            return self._read_file(path)
         if code and code.HasAuthoredValue():
             return None, str(code.Get()), False
         self._fail("modelica.source", "program prim has neither info:sourceAsset nor info:sourceCode")
         return None, "", False
+
+    def _read_file(self, path: Path) -> tuple[Path | None, str, bool]:
+        """A source file's text (an FMU's content hash): only a regular file under the size cap is
+        read; a FIFO, a folder, a device or a file that is not UTF-8 text is a positioned error."""
+        from luncosim_core.fsutil import (
+            MAX_LAYER_BYTES,
+            UnreadableFile,
+            file_problem,
+            read_text_limited,
+        )
+
+        fmu = path.suffix.lower() == ".fmu"
+        try:
+            if fmu:
+                problem = file_problem(path, "FMU", MAX_LAYER_BYTES)
+                if problem:
+                    raise UnreadableFile(problem)
+                return path, hashlib.sha256(path.read_bytes()).hexdigest(), True
+            return path, read_text_limited(path, "Modelica source"), False
+        except (OSError, UnreadableFile) as exc:
+            message = str(exc) if isinstance(exc, UnreadableFile) else f"cannot read {path}: {exc.strerror or exc}"
+            self.error = message
+            self._diags.append(Diagnostic("error", "modelica.source", message, path=self.prim_path, layer=str(path),
+                                          line=getattr(exc, "line", None), source="modelica"))
+            return None, "", False
 
     def _fail(self, code: str, message: str) -> None:
         self.error = message
@@ -293,7 +316,19 @@ class ModelicaProgram:
         """
         if self.is_fmu or self.source_path is None or not self.source_path.exists():
             return False
-        text = self.source_path.read_text(encoding="utf-8")
+        from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
+        try:
+            text = read_text_limited(self.source_path, "Modelica source")
+        except (OSError, UnreadableFile) as exc:  # replaced by something unreadable: keep what runs
+            message = f"reload kept the running version: {exc}"
+            if message != getattr(self, "_unreadable", ""):
+                self._unreadable = message
+                self._diags.append(Diagnostic("error", "modelica.source", message, path=self.prim_path,
+                                              layer=str(self.source_path), line=getattr(exc, "line", None),
+                                              source="modelica"))
+            return False
+        self._unreadable = ""
         revision = hashlib.sha256(text.encode()).hexdigest()
         if revision == self.revision:
             return False

@@ -48,11 +48,12 @@ def display_name(entry_id: str) -> str:
 
 
 def _is_spawnable(file: Path) -> bool:
-    """The default prim of ``file`` declares ``lunco:spawnable = true``."""
-    try:
-        if not _SPAWNABLE.search(file.read_text(encoding="utf-8", errors="replace")):
-            return False
-    except OSError:
+    """The default prim of ``file`` declares ``lunco:spawnable = true``. Only a regular UTF-8 file
+    under the layer size cap is read; :class:`~luncosim_core.fsutil.UnreadableFile` (or OSError)
+    says why another is not."""
+    from luncosim_core.fsutil import MAX_LAYER_BYTES, read_text_limited
+
+    if not _SPAWNABLE.search(read_text_limited(file, "catalog entry", MAX_LAYER_BYTES)):
         return False
     layer = Sdf.Layer.FindOrOpen(str(file))
     if layer is None or not layer.defaultPrim:
@@ -69,6 +70,9 @@ def find_entry(roots, entry_id: str) -> CatalogEntry:
                            "'ackermann_rover'; no paths)")
     bases = [(s, r) for s, r in (("twin", getattr(roots, "twin_root", None)), ("lunco", getattr(roots, "lunco_root", None)))
              if r is not None]
+    from luncosim_core.fsutil import UnreadableFile
+
+    unreadable: list[str] = []
     for scheme, root in bases:
         for file in sorted(Path(root).rglob(f"{entry_id}.usda"), key=lambda f: f.relative_to(root).as_posix()):
             rel = file.relative_to(root).as_posix()
@@ -77,9 +81,16 @@ def find_entry(roots, entry_id: str) -> CatalogEntry:
             asset = f"{scheme}://{rel}"
             check = roots.resolve_file(asset)
             if check.diagnostic is not None or check.path is None:
+                if check.diagnostic is not None and check.diagnostic.code == "asset-not-a-file":
+                    unreadable.append(check.diagnostic.message)
                 continue  # e.g. a link escaping the root: never an entry
-            if _is_spawnable(check.path):
-                return CatalogEntry(entry_id, asset, check.path, display_name(entry_id))
+            try:
+                if _is_spawnable(check.path):
+                    return CatalogEntry(entry_id, asset, check.path, display_name(entry_id))
+            except (OSError, UnreadableFile) as exc:
+                unreadable.append(str(exc) if isinstance(exc, UnreadableFile) else f"{check.path}: {exc.strerror or exc}")
+    if unreadable:
+        raise SpawnRefused("spawn-entry-unreadable", f"catalog entry '{entry_id}' cannot be read: {unreadable[0]}")
     where = ", ".join(str(r) for _, r in bases) or "(no asset roots)"
     raise SpawnRefused("spawn-unknown-entry", f"unknown catalog entry '{entry_id}': no {entry_id}.usda declaring "
                        f"lunco:spawnable = true under {where}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.fsutil import file_problem
 
 SCHEMES = ("twin", "lunco")
 LUNCO_ROOT_ENV = "LUNCOSIM_LUNCO_ROOT"
@@ -200,7 +201,10 @@ class AssetRoots:
         return AssetCheck(authored, real)
 
     def resolve_file(self, authored: str, anchor: str | Path | None = None) -> AssetCheck:
-        """Check and resolve an asset-valued attribute (e.g. ``info:sourceAsset``) to a file."""
+        """Check and resolve an asset-valued attribute (e.g. ``info:sourceAsset``) to a file.
+
+        Only a regular file is a file here: a folder, a FIFO (reading one blocks forever), a device
+        or a socket is refused (``asset-not-a-file``), so no reader of the result can hang on it."""
         result = self.check(authored, anchor)
         if result.refused or result.path is None:
             return result
@@ -209,4 +213,8 @@ class AssetRoots:
                 authored, result.path,
                 Diagnostic("error", "asset-missing", f"asset @{authored}@ not found (looked at {result.path})", source="twin"),
             )
+        problem = file_problem(result.path, f"asset @{authored}@:")
+        if problem is not None:
+            return AssetCheck(authored, result.path,
+                              Diagnostic("error", "asset-not-a-file", problem, source="twin"))
         return result
