@@ -14,6 +14,8 @@ it: the persistent process is faster than compiling in-process with a fresh sess
 safer (``benchmarks/bench_modelica.py`` measures both).
 
 ``LUNCOSIM_MODELICA_COMPILE=inprocess`` runs the front end in this process instead (debugging).
+``LUNCOSIM_COMPILE_MEMORY_MB`` and ``LUNCOSIM_COMPILE_TIMEOUT_S`` set the process-wide server's
+address-space limit (default 6144 MB) and per-request timeout (default 180 s).
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ class CompileServer:
         )
         self.started += 1
         return self._proc
+
+    def warm(self) -> None:
+        """Start the child now (if none runs) so its imports overlap the caller's own work."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
 
     def close(self) -> None:
         with self._lock:
@@ -165,24 +173,57 @@ class CompileServer:
                 return pickle.loads(bytes(buf[_HEADER.size:need]))
 
     def _death(self, proc: subprocess.Popen, layer: str) -> Diagnostic:
-        try:
-            code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = proc.wait()
+        """What is known of how the child ended: its exit status or signal and its peak memory
+        against the limit (a child stopped near its limit is ``modelica.compiler_memory``)."""
+        code, peak_mb = _reap(proc)
         self._proc = None
+        limit = self.memory_mb
+        near_limit = bool(limit and peak_mb is not None and peak_mb >= MEMORY_NEAR_LIMIT * limit)
+        memory = ""
+        if peak_mb is not None:
+            memory = f"; its memory peaked at {peak_mb:,.0f} MB" + (f" of its {limit:,} MB limit" if limit else "")
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            why = {"SIGSEGV": "a stack overflow or memory fault (deeply nested expression?)",
-                   "SIGABRT": "an abort (allocation failure under the memory limit?)",
-                   "SIGKILL": "it was killed (out of memory?)"}.get(name, "")
-            return error("modelica.compiler_crash",
-                         f"the Modelica compiler crashed on this model ({name}{': ' + why if why else ''}); "
-                         "nothing else was affected", layer, signal=name)
-        return error("modelica.compiler_crash", f"the Modelica compiler exited (status {code}) on this model", layer)
+            what = {"SIGSEGV": "a memory fault (a stack overflow, such as an expression nested thousands deep, "
+                               "is one cause)",
+                    "SIGABRT": "an abort (an allocation the memory limit refused is one cause)",
+                    "SIGKILL": "it was killed from outside (the system's out-of-memory killer is one cause)",
+                    "SIGBUS": "a bus error (a memory fault)"}.get(name, "")
+            if near_limit:
+                what = "it most likely ran out of memory"
+            return error("modelica.compiler_memory" if near_limit else "modelica.compiler_crash",
+                         f"the Modelica compiler crashed on this model ({name}{': ' + what if what else ''}{memory}); "
+                         "nothing else was affected", layer, signal=name, peak_mb=peak_mb, limit_mb=limit)
+        return error("modelica.compiler_memory" if near_limit else "modelica.compiler_crash",
+                     f"the Modelica compiler exited (status {code}) on this model{memory}", layer,
+                     peak_mb=peak_mb, limit_mb=limit)
+
+
+#: a child that dies with a peak resident memory of at least this share of its address-space limit
+#: most likely ran out of memory (rumoca reserves address space beyond what it touches: a child
+#: refused an allocation at its limit peaks at about 0.7 of it; a stack overflow uses little)
+MEMORY_NEAR_LIMIT = 0.5
+
+
+def _reap(proc: subprocess.Popen, wait_s: float = 5.0) -> tuple[int | None, float | None]:
+    """Wait for a dying child: ``(exit code or -signal, peak resident memory in MB or None)``.
+    Killed when it does not end within ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: no usage to read
+            return proc.poll(), None
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_maxrss / 1024.0  # kilobytes on Linux
+        if time.monotonic() > deadline:
+            proc.kill()
+            deadline = float("inf")
+        time.sleep(0.01)
 
 
 _DEFAULT: CompileServer | None = None
@@ -194,9 +235,25 @@ def default_server() -> CompileServer:
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None:
-            _DEFAULT = CompileServer()
+            _DEFAULT = CompileServer(memory_mb=_env_number("LUNCOSIM_COMPILE_MEMORY_MB", DEFAULT_MEMORY_MB, int),
+                                     timeout_s=_env_number("LUNCOSIM_COMPILE_TIMEOUT_S", DEFAULT_TIMEOUT_S, float))
             atexit.register(_DEFAULT.close)
         return _DEFAULT
+
+
+def _env_number(name: str, default, kind):
+    """A positive number from the environment (the process-wide server's limits), else ``default``."""
+    try:
+        value = kind(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def warm_default_server() -> None:
+    """Start the process-wide compile child early (nothing when compiling in-process)."""
+    if os.environ.get("LUNCOSIM_MODELICA_COMPILE", "").lower() != "inprocess":
+        default_server().warm()
 
 
 def run_front_end(source_text: str, model_name: str | None, layer: str, path: str | None,
