@@ -35,12 +35,14 @@ def _print_diagnostics(diags, as_json: bool, out=None) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Compose each scene or asset and report diagnostics; exit 1 when any is an error."""
-    from luncosim_core.lint import run_lint
+    from luncosim_core.lint import validate_lint
+    from luncosim_core.modelica.compile_server import warm_default_server
     from luncosim_core.usd.validate import validate_path
 
+    warm_default_server()  # the compile child imports while the scenes compose
     all_diags = []
     for path in args.paths:
-        diags = validate_path(path, args.lunco_root, lint=run_lint)
+        diags = validate_path(path, args.lunco_root, lint=validate_lint)  # programs compiled, too
         all_diags.extend(diags)
         if not args.json:
             errors = sum(d.is_error for d in diags)
@@ -83,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for prim, writes in parse_sets(args.set or []).items():
         sim.submit(SetPorts(target=prim, writes=writes), lambda r, _p=prim: _report_set(r, _p))
     sim.wait_until_ready()
-    unloaded = [p for p in sim.participants if getattr(p, "error", "")]  # a program that cannot run
+    unloaded = [p for p in sim.participants if _load_failure(p)]  # a program that cannot run
     try:
         hashes = _run_ticks(sim, args)
     except OSError as exc:  # the --csv file cannot be written
@@ -113,11 +115,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         for f in fault_list:
             print(f"FAULT {f}")
     for part in unloaded:
-        print(f"luncosim run: {part.prim_path} did not load: {part.error}", file=sys.stderr)
-    built = {(d.code, d.path, d.message) for d in sim.diagnostics}
-    found = [d for d in diagnostics if d.is_error and (d.code, d.path, d.message) not in built]
+        print(f"luncosim run: {part.prim_path} did not load: {_load_failure(part)}", file=sys.stderr)
+    errors = [d for d in diagnostics if d.is_error]  # at build (the scene is not what was authored) or ticking
+    if errors and not args.json:
+        print(f"luncosim run: {len(errors)} error(s) reported (listed above)", file=sys.stderr)
     sim.close()
-    return 1 if faults or unloaded or found else 0  # found: an error while ticking (non-finite output)
+    return 1 if faults or unloaded or errors else 0
+
+
+def _load_failure(part) -> str:
+    """Why a program participant cannot run ("" when it can): a model that did not compile or
+    open (``error``), a scenario that failed to load (state ``failed``: its source is missing or
+    unreadable, it does not compile, its plan or a required input is wrong)."""
+    if getattr(part, "error", ""):
+        return str(part.error)
+    if getattr(part, "kind", "") == "scenario" and getattr(part, "state", "") == "failed":
+        first = next((d for d in part.all_diagnostics() if d.is_error), None)
+        return first.message if first is not None else "the scenario failed to load"
+    return ""
 
 
 def _run_diagnostics(sim, snap) -> list:
@@ -125,7 +140,7 @@ def _run_diagnostics(sim, snap) -> list:
     ticking (a scenario's runtime error, a non-finite model output), each once, in order."""
     out, seen = [], set()
     for d in (*sim.diagnostics, *snap.diagnostics):
-        key = (d.severity, d.code, d.path, d.message)
+        key = (d.severity, d.code, d.path, d.message, d.layer, d.line, d.column)
         if key not in seen:
             seen.add(key)
             out.append(d)

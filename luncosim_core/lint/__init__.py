@@ -14,22 +14,34 @@ from luncosim_core.api.host import Host
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.lint.facts import extract_facts
 from luncosim_core.lint.policy import policy_dir, run_policies
+from luncosim_core.lint.programs import program_diagnostics
 
-__all__ = ["extract_facts", "lint_report", "policy_dir", "run_lint"]
+__all__ = ["extract_facts", "lint_report", "policy_dir", "program_diagnostics", "run_lint", "validate_lint"]
 
 _SHORT = {"error": "error", "warning": "warn", "info": "info"}
 
 
-def run_lint(stage, *, roots=None, host: Host | None = None, policies: Path | None = None) -> list[Diagnostic]:
+def run_lint(stage, *, roots=None, host: Host | None = None, policies: Path | None = None,
+             programs: bool = False) -> list[Diagnostic]:
     """Lint a composed stage. With a running simulation's ``host``, wires are judged against its
     live ports; without one, ``roots`` lets wires to undeclared model outputs be checked against
-    the compiled models."""
+    the compiled models. ``programs``: also read and compile every program prim's source as the
+    runtime would (:mod:`luncosim_core.lint.programs`; what ``luncosim validate`` does)."""
     from luncosim_core.physics.sanity import screen_stage
 
     screened = [replace(d, source="lint") for d in screen_stage(stage).diagnostics]  # the projection's refusals
     again = {(d.code, d.path) for d in screened}
-    return [d for d in run_policies(extract_facts(stage, host, roots), policies)
-            if (d.code, d.path) not in again] + screened
+    out = [d for d in run_policies(extract_facts(stage, host, roots), policies)
+           if (d.code, d.path) not in again] + screened
+    if programs:
+        out += program_diagnostics(stage, roots)
+    return out
+
+
+def validate_lint(stage, *, roots=None) -> list[Diagnostic]:
+    """``luncosim validate``'s lint: the policies, the physics screen and every program's source
+    read and compiled (a Modelica compile goes through the crash-safe compile server)."""
+    return run_lint(stage, roots=roots, programs=True)
 
 
 def lint_report(diags: list[Diagnostic]) -> dict:
