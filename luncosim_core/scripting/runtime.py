@@ -2,13 +2,15 @@
 
 It owns the engine (host API bound, prelude loaded once), the entity-id table (ids are 1-based
 positions in the stage's prim traversal, stable for a stage), the event bus (an ``emit`` in
-tick N reaches every scenario's ``on_event`` at the start of tick N+1), the telemetry log a test
-runner reads verdicts from, and which scenario is running right now (the host API acts for it).
+tick N reaches every scenario's ``on_event`` at the start of tick N+1), the event history
+(``telemetry``: the newest :data:`TELEMETRY_CAPACITY` events; listeners see every event as it
+happens), and which scenario is running right now (the host API acts for it).
 It reaches the simulation only through a :class:`~luncosim_core.api.host.Host`; printed lines
 go to the host's event stream (``ConsoleLine``) unless ``on_print`` is redirected."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,10 @@ DEFAULT_LIMITS = Limits(max_operations=20_000_000, max_call_depth=64, max_string
                         max_array_size=1 << 20, max_map_size=1 << 20)
 #: Events one scenario may ``emit`` in one tick; one more faults it (a runaway emit loop).
 MAX_EVENTS_PER_TICK = 10_000
+#: Events the history (``ScenarioRuntime.telemetry``) keeps: a ring, the oldest dropped first, so a
+#: run emitting thousands of events a tick stays bounded (about 300 bytes an event: ~30 MB). Drops
+#: are counted (``telemetry_dropped``) and reported once (``scenario-events-dropped``).
+TELEMETRY_CAPACITY = 100_000
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,8 @@ class ScenarioRuntime:
         self.outbox: list[Event] = []  # emitted this tick, delivered next tick
         self._tick = -1
         self._emitted: dict[str, int] = {}  # events emitted this tick, by scenario prim path
-        self.telemetry: list[Event] = []
+        self.telemetry: deque[Event] = deque(maxlen=TELEMETRY_CAPACITY)
+        self.telemetry_dropped = 0  # events pushed out of the full history
         self.listeners: list[Callable[[Event], None]] = []
         self.lint_report: dict | None = None
         self.diagnostics: list[Diagnostic] = []
@@ -128,18 +135,29 @@ class ScenarioRuntime:
         self._emitted[path] = count
         now = self.host.time()
         ev = Event(name, value, self.id_of(path) if path else -1, path, severity, now.time, now.tick)
-        self.outbox.append(ev)
-        self.telemetry.append(ev)
-        for fn in list(self.listeners):
-            fn(ev)
+        self._deliver(ev)
 
     def inject(self, name: str, value: Any, source_path: str, severity: str = "info") -> None:
         """An event the runtime raised (a trigger-zone crossing, a ``LunCoEvent`` edge), delivered
         next tick like an ``emit`` from ``source_path``."""
         now = self.host.time()
         ev = Event(name, value, self.id_of(source_path), source_path, severity, now.time, now.tick)
+        self._deliver(ev)
+
+    def _deliver(self, ev: Event) -> None:
+        """Queue ``ev`` for next tick, keep it in the history (dropping the oldest when full) and
+        hand it to the listeners."""
         self.outbox.append(ev)
-        self.telemetry.append(ev)
+        history = self.telemetry
+        if history.maxlen is not None and len(history) >= history.maxlen:
+            self.telemetry_dropped += 1
+            if self.telemetry_dropped == 1:
+                self.warn_once(("events-dropped",), Diagnostic(
+                    "warning", "scenario-events-dropped",
+                    f"the event history keeps the newest {history.maxlen:,} events; older ones are dropped "
+                    f"from it from tick {ev.tick} on (scenarios and listeners still receive every event)",
+                    path=ev.source_path or None, source="scenario"))
+        history.append(ev)
         for fn in list(self.listeners):
             fn(ev)
 
