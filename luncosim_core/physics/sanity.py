@@ -8,7 +8,9 @@ every joint attached to it is refused too. A static collider with such a transfo
 alone. A joint whose ``body0``/``body1`` names a prim that is neither a rigid body nor inside one
 (a Scope, a static collider) or that attaches a body to itself is refused (lint says the same).
 ``physics:mass = 0`` keeps its UsdPhysics meaning ("not set": density and geometry decide) and is
-a warning. The same findings come from ``luncosim validate`` (lint) and from the projection.
+a warning; a body mass above zero but under :data:`MIN_MASS_KG` is kept as authored with a warning
+(the solver's contacts and joints are unstable against it). The same findings come from
+``luncosim validate`` (lint) and from the projection.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pxr import Usd, UsdGeom, UsdPhysics
 from luncosim_core.diagnostics import Diagnostic
 
 MAX_MASS_KG = 1.0e9  # more is refused (contacts against kilogram bodies tunnel and explode)
+MIN_MASS_KG = 1.0e-6  # a body lighter than a milligram warns (kept: the solver is unstable against it)
 MIN_SCALE = 1.0e-6  # a world scale component below this (or zero) is degenerate
 MAX_SCALE = 1.0e6  # above this, shapes are wild
 
@@ -103,6 +106,11 @@ def _mass_problems(prim, is_body: bool) -> list[Diagnostic]:
             out.append(_err("physics.mass.zero", prim,
                             f"body {path} authors {name} = 0, which UsdPhysics reads as 'not set': its mass comes "
                             "from density and geometry", name, severity="warning"))
+        elif name == "physics:mass" and v < MIN_MASS_KG and is_body:
+            out.append(_err("physics.mass.tiny", prim,
+                            f"body {path} has {name} = {v:g} kg, under the {MIN_MASS_KG:g} kg floor: kept as "
+                            "authored, but contacts and joints against so light a body are unstable", name,
+                            severity="warning"))
     return out
 
 

@@ -45,6 +45,7 @@ def joint(body0: str, body1: str = "/W/Rover") -> str:
 CASES = {
     # name: (scene body, code, severity, refused prim or None)
     "mass zero": (body("Rover", mass="0"), "physics.mass.zero", "warning", None),
+    "mass tiny": (body("Rover", mass="1e-30"), "physics.mass.tiny", "warning", None),
     "mass negative": (body("Rover", mass="-5"), "physics.mass.invalid", "error", "/W/Rover"),
     "mass nan": (body("Rover", mass="nan"), "physics.mass.invalid", "error", "/W/Rover"),
     "mass huge": (body("Rover", mass="1e30"), "physics.mass.extreme", "error", "/W/Rover"),
