@@ -214,3 +214,48 @@ def test_unknown_function_name_is_not_found() -> None:
 
     with pytest.raises(RhaiRuntimeError, match="Function not found: nosuch"):
         run('[1, 2].map("nosuch")')
+
+
+# ── is_shared ──────────────────────────────────────────────────────────────────────────
+SHARED = [
+    ("let a = 41; let foo = |x| { a += x }; is_shared(a)", True),
+    ("let a = 41; let foo = |x| { a += x }; a.is_shared()", True),
+    ("let a = 41; is_shared(a)", False),
+    ("let a = 41; let s = is_shared(a); let foo = || a; s", False),  # shared once captured
+    ("let a = 41; let foo = || a; let b = a; is_shared(b)", False),  # a copy is not shared
+    ("let x = 42; let y = []; let f = || x; for n in 0..3 { y += x; } some(y, |v| is_shared(v))",
+     False),
+    ("is_shared(1)", False),
+    ("fn f(p) { let g = || p; is_shared(p) } f(1)", True),
+    ("let a = [1]; let f = || a.len(); is_shared(a)", True),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), SHARED, ids=[s for s, _ in SHARED])
+def test_is_shared(src: str, expected: bool) -> None:
+    assert run(src) is expected
+
+
+def test_data_race_on_a_captured_receiver() -> None:
+    """Rhai locks a shared receiver for `x.call(closure)`; a closure that captured `x` itself
+    then races on it."""
+    from luncosim_core.scripting.rhai import RhaiRuntimeError
+
+    assert run("let a = 1; let b = 40; let foo = |x| { this += a + x }; b.call(foo, 1); b") == 42
+    with pytest.raises(RhaiRuntimeError, match="Data race detected"):
+        run("let a = 20; let foo = |x| { this += a + x }; a.call(foo, 1); a")
+    with pytest.raises(RhaiRuntimeError, match="Data race detected"):
+        run("let a = 20; a.call(|x| this += a + x, 1); a")
+
+
+def test_sleep() -> None:
+    eng = Engine()
+    slept: list[float] = []
+    eng.on_sleep = slept.append
+    run("sleep(2); sleep(0.25); sleep(0); sleep(-1); sleep(-0.5); sleep(0.0 / 0.0)", eng)
+    assert slept == [2.0, 0.25]
+    import time
+
+    t = time.perf_counter()
+    Engine().eval("sleep(0.01)")  # by default it blocks, as Rhai's does
+    assert time.perf_counter() - t >= 0.009

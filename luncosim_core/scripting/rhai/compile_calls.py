@@ -67,7 +67,10 @@ class CallsMixin:
             cells = []
             for s in outer_slots:
                 c = f[s]
-                cells.append(c if type(c) is Cell else Cell(c))
+                if type(c) is not Cell:
+                    c = Cell(c)
+                c.shared = True
+                cells.append(c)
             return FnPtr(name, (), Closure(sf, tuple(cells)))
         return E(make_capturing, fresh=True)
 
@@ -101,12 +104,28 @@ class CallsMixin:
             return self.call_eval(n)
         if getattr(n, "bang", False):
             return self.call_in_caller_scope(n)
+        if n.name == "is_shared" and nargs == 1:
+            return self.is_shared(n.args[0])
         if n.name == "is_def_var" and nargs == 1 and n.args[0].k == "lit":
             vn, rt = n.args[0].value, self.rt
             found = self.ctx.lookup(vn) is not None if type(vn) is str else False
             dyn = self.ctx.dynamic_ok()
             return E(lambda f: found or (dyn and vn in rt.scope), fresh=True)
         return None
+
+    def is_shared(self, arg: Node) -> E:
+        """``is_shared(x)`` / ``x.is_shared()``: as in Rhai, a variable is shared once a closure
+        has captured it (its cell is marked when the closure is made); any other value is not."""
+        v = self.ctx.lookup(arg.name) if arg.k == "var" else None
+        if v is not None and v.boxed:
+            s = v.slot
+            return E(lambda f: getattr(f[s], "shared", False), fresh=True)
+        g = self.expr(arg).fn
+
+        def not_shared(f: list) -> Any:
+            g(f)
+            return False
+        return E(not_shared, fresh=True)
 
     def call_script(self, n: Node, sf: ScriptFn, args: list) -> E:
         """A call to a function of this script, known at compile time."""
@@ -256,6 +275,8 @@ class CallsMixin:
         return E(mcall, fresh=True)
 
     def x_method(self, n: Node) -> E:
+        if n.name == "is_shared" and not n.args:
+            return self.is_shared(n.obj)
         getter, setter = self.place_or_value(n.obj)
         name = n.name
         args = [self.expr(a).fn for a in n.args]  # callees copy what they may mutate
@@ -290,4 +311,22 @@ class CallsMixin:
             if new is not recv and setter is not None:
                 setter(f, new)
             return res
+        if name == "call" and args and n.obj.k == "var" and n.args[0].k in ("var", "closure"):
+            v = self.ctx.lookup(n.obj.name)
+            if v is not None and v.boxed:
+                return E(_race_checked(method, v.slot, args[0], (file, line, col)), fresh=True)
         return E(method, fresh=True)
+
+
+def _race_checked(method: Any, slot: int, fp_arg: Any, where: tuple[str, int, int]) -> Any:
+    """``x.call(closure, ...)`` where the closure captured ``x`` itself: Rhai locks the shared
+    ``x`` as ``this`` for the call, so the closure's own use of it is a data race."""
+
+    def call_checked(f: list) -> Any:
+        fp = fp_arg(f)
+        if type(fp) is FnPtr and fp.closure is not None:
+            cell = f[slot]
+            if any(c is cell for c in fp.closure.cells):
+                raise RhaiRuntimeError("Data race detected", *where)
+        return method(f)
+    return call_checked

@@ -192,6 +192,16 @@ class Engine:
     def on_debug(self, fn: Callable[[str], None]) -> None:
         self.rt.on_debug = fn
 
+    @property
+    def on_sleep(self) -> Callable[[float], None]:
+        """What ``sleep(seconds)`` calls (default ``time.sleep``, blocking as Rhai's does; a
+        host running on simulated time can replace it)."""
+        return self.rt.on_sleep
+
+    @on_sleep.setter
+    def on_sleep(self, fn: Callable[[float], None]) -> None:
+        self.rt.on_sleep = fn
+
     def _add_native(self, name: str, call: Callable[..., Any], sig_of: Callable[..., Any],
                     arity: int | None = None, skip_first: bool = False,
                     kind: str = "builtin") -> None:

@@ -4,6 +4,7 @@ function pointers, native and host functions, method-call dispatch with ``this``
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +28,10 @@ UNBOUND = _Unbound()
 
 
 class Cell:
-    """A shared variable: captured by a closure, visible to both it and its definer."""
+    """A shared variable: captured by a closure, visible to both it and its definer.
+    ``shared`` is set (it is unset until then) once a closure has captured it."""
 
-    __slots__ = ("v",)
+    __slots__ = ("v", "shared")
 
     def __init__(self, v: Any) -> None:
         self.v = v
@@ -118,6 +120,7 @@ class Runtime:
         self.version = 0
         self.on_print: Callable[[str], None] = print
         self.on_debug: Callable[[str], None] = print
+        self.on_sleep: Callable[[float], None] = time.sleep
         self.import_module: Callable[[str, str, int, int], Module] | None = None
 
     # ── limits ─────────────────────────────────────────────────────────────────────────

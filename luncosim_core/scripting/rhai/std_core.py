@@ -424,6 +424,22 @@ def _to_binary(x: Any) -> str:
 
 
 # ── time and ranges ────────────────────────────────────────────────────────────────────
+@native("sleep", ctx=True)
+def _sleep(rt: Any, seconds: Any) -> Any:
+    """Block for ``seconds`` (an int or a float); zero, negative, NaN or infinite does not
+    sleep, as in Rhai."""
+    t = type(seconds)
+    if t is int:
+        if seconds > 0:
+            rt.on_sleep(float(seconds))
+        return Unit
+    if t is not float:
+        raise FnNotFound
+    if math.isfinite(seconds) and seconds > 0 and abs(seconds) >= 2.2250738585072014e-308:
+        rt.on_sleep(seconds)
+    return Unit
+
+
 @native("timestamp")
 def _timestamp() -> Timestamp:
     return Timestamp()

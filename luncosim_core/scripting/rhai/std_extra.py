@@ -97,7 +97,8 @@ def _chars_from(s: Any, start: Any, length: Any = None) -> list:
 
 @native("is_shared")
 def _is_shared(_: Any) -> bool:
-    """Values are never shared here: a closure's captured variable is a cell, not a value."""
+    """A value that is not a variable is never shared (``is_shared(var)`` is compiled: a
+    variable a closure has captured is)."""
     return False
 
 
