@@ -255,6 +255,47 @@ def authored_dependencies(layer: Sdf.Layer) -> list[str]:
     return [d for d in deps if not (d in seen or seen.add(d))]
 
 
+def asset_closure(authored: str, anchor: Sdf.Layer, roots: AssetRoots) -> list[str]:
+    """The real path of the file ``authored`` (an asset path written in ``anchor``) resolves to,
+    then of every file it brings in (sublayers, references, payloads), depth first; refused,
+    missing and unreadable ones are left out (an empty list: ``authored`` itself is)."""
+    resolver = Ar.GetResolver()
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def resolve(dep: str, layer: Sdf.Layer) -> str | None:
+        anchor_path = layer.realPath or layer.identifier
+        if roots.check(dep, anchor_path if not layer.anonymous else None).refused:
+            return None
+        ident = resolver.CreateIdentifier(dep, Ar.ResolvedPath(layer.resolvedPath or anchor_path))
+        resolved = str(resolver.Resolve(ident))
+        if not resolved or file_problem(resolved, "layer", MAX_LAYER_BYTES) or crate_problem(resolved):
+            return None
+        return ident
+
+    with Ar.ResolverContextBinder(roots.resolver_context()):
+        stack = [(authored, anchor)]
+        while stack:
+            dep, layer = stack.pop()
+            ident = resolve(dep, layer)
+            if ident is None:
+                continue
+            real = os.path.realpath(str(resolver.Resolve(ident)))
+            if real in seen:
+                continue
+            seen.add(real)
+            out.append(real)
+            try:
+                with Tf.DiagnosticTrap() as trap:
+                    child = Sdf.Layer.FindOrOpen(ident)
+                    trap.Clear()
+            except Tf.ErrorException:
+                continue
+            if child is not None:
+                stack.extend((d, child) for d in reversed(authored_dependencies(child)))
+    return out
+
+
 def _walk_dependencies(root: Sdf.Layer, roots: AssetRoots) -> tuple[list[tuple[str, str]], list[Diagnostic], list[tuple[str, str]]]:
     """Depth-first walk of the layer closure in authored order.
 

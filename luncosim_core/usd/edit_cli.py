@@ -11,9 +11,12 @@ value exits 1 with the reason and leaves the file byte-identical.
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
+from fractions import Fraction
 
-from pxr import Sdf
+from pxr import Sdf, Tf
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.usd.ops import (
@@ -24,10 +27,10 @@ from luncosim_core.usd.ops import (
     OpError,
     SetAttribute,
     SetConnection,
-    SetTransform,
+    SetXformOp,
+    XFORM_OP_TYPES,
+    xform_op_kind,
 )
-
-_XFORM = {"xformOp:translate": "translate", "xformOp:rotateXYZ": "rotate_xyz", "xformOp:scale": "scale"}
 
 
 class _Ordered(argparse.Action):
@@ -67,22 +70,90 @@ def _property(text: str, what: str) -> Sdf.Path:
     return Sdf.Path(text)
 
 
+# numeric literals of USD's text syntax (strings and asset paths are skipped whole)
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|@[^@]*@|(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?'
+                      r'|[-+]?\b(?:inf|nan)\b)|(?P<word>\btrue\b|\bfalse\b)')
+_INT_TYPES = {"int", "unsigned int", "long", "unsigned long", "unsigned char"}
+
+
+def _leaf_kind(vt: Sdf.ValueTypeName) -> str:
+    """What one number of a value of this type is: "bool", "int" or "real" ("" for non-numbers)."""
+    name = vt.scalarType.type.typeName
+    if name == "bool":
+        return "bool"
+    if name in _INT_TYPES or (name.startswith("GfVec") and name.endswith("i")):
+        return "int"
+    if name.startswith(("Gf", "pxr_half")) or name in ("float", "double"):
+        return "real"
+    return ""
+
+
+def _plain(value):
+    """A parsed USD value as the typed ops take it: numbers, strings, tuples (vectors, quaternions
+    as (real, i, j, k), matrices as rows) and lists (arrays)."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Sdf.AssetPath):
+        return value.path
+    if type(value).__name__.endswith("Array"):  # a Vt array
+        return [_plain(v) for v in value]
+    if hasattr(value, "GetReal"):
+        return (float(value.GetReal()), *(float(v) for v in value.GetImaginary()))
+    name = type(value).__name__
+    if name.startswith("Matrix"):
+        return tuple(tuple(float(v) for v in row) for row in value)
+    if name.startswith("Vec"):
+        return tuple(int(v) if name.endswith("i") else float(v) for v in value)
+    return value
+
+
+def _leaves(value) -> list:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _lossless(vt: Sdf.ValueTypeName, text: str, value, where: str) -> None:
+    """Refuse a literal USD's parser would change on the way in (``int = 1.7`` stored as 1,
+    ``bool = 1.5`` as true, ``float = 1e40`` as inf)."""
+    kind = _leaf_kind(vt)
+    if not kind:
+        return
+    literals = [m.group("num") or m.group("word") for m in _LITERAL.finditer(text) if m.group("num") or m.group("word")]
+    leaves = _leaves(value)
+    if len(literals) != len(leaves):
+        return
+    for literal, leaf in zip(literals, leaves, strict=True):
+        if literal.lstrip("+-") in ("inf", "nan"):
+            raise _bad(f"{where}: {literal} is not a finite number", where)
+        if kind == "bool":
+            if literal not in ("true", "false", "0", "1"):
+                raise _bad(f"{where}: {literal} is not a bool (write true, false, 1 or 0)", where)
+            continue
+        exact = Fraction(literal)
+        if kind == "int" and exact != leaf:
+            raise _bad(f"{where}: {literal} is not an integer ({vt}); it would be stored as {leaf}", where)
+        if kind == "real" and not math.isfinite(float(leaf)):
+            raise _bad(f"{where}: {literal} is out of range for {vt}", where)
+
+
 def parse_value(type_name: str, text: str, where: str):
-    """A value written in USD's text syntax for ``type_name``, as the typed ops take it."""
+    """A value written in USD's text syntax for ``type_name``, as the typed ops take it; a literal
+    the parser would change (a fraction for an int, 1.5 for a bool, an overflow) is refused."""
+    vt = Sdf.ValueTypeNames.Find(type_name)
     layer = Sdf.Layer.CreateAnonymous(".usda")
     source = f'#usda 1.0\ndef "V"\n{{\n    custom {type_name} v = {text}\n}}\n'
     try:
-        ok = layer.ImportFromString(source)
+        with Tf.DiagnosticTrap() as trap:
+            ok = layer.ImportFromString(source)
+            trap.Clear()
     except Exception:  # pxr raises Tf errors for malformed text
         ok = False
     attr = layer.GetAttributeAtPath("/V.v") if ok else None
-    if attr is None or attr.default is None:
+    if attr is None or attr.default is None or not vt:
         raise _bad(f"{where}: {text!r} is not a {type_name} value in USD syntax", where)
-    value = attr.default
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    if hasattr(value, "__len__"):
-        return tuple(float(v) if not isinstance(v, str) else v for v in value)
+    value = _plain(attr.default)
+    _lossless(vt, text, value, where)
     return value
 
 
@@ -93,14 +164,18 @@ def _set_op(stage, text: str) -> Op:
     if not prim:
         raise _bad(f"--set: no prim at {path.GetPrimPath()}", str(path))
     attr = prim.GetAttribute(path.name)
-    if path.name in _XFORM:
-        type_name = str(attr.GetTypeName()) if attr else ("double3" if path.name == "xformOp:translate" else "float3")
-        value = parse_value(type_name, value_text, str(path))
-        return SetTransform(path=str(path.GetPrimPath()), **{_XFORM[path.name]: value})
+    prim_path = str(path.GetPrimPath())
+    if path.name.startswith("xformOp:"):
+        op_kind = xform_op_kind(path.name)
+        if op_kind is None:
+            raise _bad(f"--set: {path.name!r} is not an xformOp name "
+                       f"(xformOp:<{'|'.join(XFORM_OP_TYPES)}>[:suffix])", str(path))
+        type_name = str(attr.GetTypeName()) if attr else XFORM_OP_TYPES[op_kind][0]
+        return SetXformOp(path=prim_path, name=path.name, value=parse_value(type_name, value_text, str(path)))
     if not attr:
         raise _bad(f"--set: {path.GetPrimPath()} has no attribute {path.name}", str(path))
     value = parse_value(str(attr.GetTypeName()), value_text, str(path))
-    return SetAttribute(path=str(path.GetPrimPath()), name=path.name, value=value)
+    return SetAttribute(path=prim_path, name=path.name, value=value)
 
 
 def _reference_ops(stage, text: str) -> list[Op]:

@@ -9,10 +9,11 @@ journal stores them, panels and scripts create them, nobody mutates them.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pxr import Sdf, Usd, UsdGeom
+from pxr import Pcp, Sdf, Tf, Usd, UsdGeom
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.usd.snapshots import SpecSnapshot, top_missing_prim
@@ -156,7 +157,19 @@ class SetAttribute(Op):
         except (TypeError, ValueError) as exc:
             raise _fail(self, f"value {self.value!r} does not fit {self.path}.{self.name} ({vt}): {exc}") from exc
         if attr:
+            self._check_allowed_tokens(attr)
             self._check_bounds(attr)
+
+    def _check_allowed_tokens(self, attr: Usd.Attribute) -> None:
+        """A token outside the attribute's ``allowedTokens`` (schema or authored) is refused, naming them."""
+        allowed = attr.GetMetadata("allowedTokens")
+        if not allowed or str(attr.GetTypeName().scalarType) != "token":
+            return
+        values = self.value if isinstance(self.value, (list, tuple)) else [self.value]
+        bad = [v for v in values if isinstance(v, str) and v not in allowed]
+        if bad:
+            raise _fail(self, f"{bad[0]!r} is not an allowed token of {self.path}.{self.name} "
+                              f"(allowed: {', '.join(str(t) for t in allowed)})")
 
     def _check_bounds(self, attr: Usd.Attribute) -> None:
         """A number outside the attribute's declared ``customData`` min/max is refused, naming it."""
@@ -186,13 +199,26 @@ _INT_LIMITS = {"int": 2**31, "uint": 2**32, "int64": 2**63, "uint64": 2**64, "uc
 
 
 def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
-    """Check and convert a Python value to the value type (raises TypeError/ValueError)."""
+    """Check and convert a Python value to the value type (raises TypeError/ValueError).
+
+    Arrays are checked element by element with the element type's rules; vectors, quaternions
+    (``(real, i, j, k)``) and matrices (rows) take tuples of finite numbers or their Gf value."""
     py = vt.type.pythonClass
     scalar = str(vt.scalarType)
     if vt.isArray:
+        if py is not None and isinstance(value, py):
+            value = list(value)
         if not isinstance(value, (list, tuple)):
             raise TypeError("expected a list")
-        return py(value) if py is not None else value
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_coerce(vt.scalarType, item))
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"element {i}: {exc}") from exc
+        return py(items) if py is not None else items
+    if py is not None and py.__module__.endswith("Gf") and isinstance(value, py):
+        value = _gf_components(value)
     if scalar == "bool":
         if not isinstance(value, bool):
             raise TypeError("expected a bool")
@@ -210,12 +236,33 @@ def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
             raise TypeError("expected a string")
         return value
     if scalar == "asset":
-        return Sdf.AssetPath(str(value))
+        return value if isinstance(value, Sdf.AssetPath) else Sdf.AssetPath(str(value))
     if py is not None and isinstance(value, (list, tuple)):
+        name = py.__name__
+        if name.startswith("Matrix") and all(isinstance(row, (list, tuple)) for row in value):
+            size = int(name[6])
+            if len(value) != size or any(len(row) != size for row in value):
+                raise ValueError(f"expected {size} rows of {size} numbers")
+            value = [v for row in value for v in row]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
             raise ValueError("expected finite numbers")
+        width = int(name[3]) if name.startswith("Vec") else 4 if name.startswith("Quat") else \
+            int(name[6]) ** 2 if name.startswith("Matrix") else len(value)
+        if len(value) != width:
+            raise ValueError(f"expected {width} numbers, got {len(value)}")
+        if name.startswith("Vec") and name.endswith("i"):
+            value = [_coerce_int("int", v) for v in value]
         return py(*value)
     return value
+
+
+def _gf_components(value: Any) -> tuple:
+    """A Gf vector, quaternion or matrix as plain numbers (rows for a matrix)."""
+    if hasattr(value, "GetReal"):
+        return (value.GetReal(), *value.GetImaginary())
+    if type(value).__name__.startswith("Matrix"):
+        return tuple(tuple(row) for row in value)
+    return tuple(value)
 
 
 def _coerce_int(scalar: str, value: Any) -> int:
@@ -247,6 +294,17 @@ class SetConnection(Op):
         _prim(self, doc, self.path)
         if not Sdf.Path.IsValidNamespacedIdentifier(self.name):
             raise _fail(self, f"'{self.name}' is not a valid property name")
+        if self.name.startswith("outputs:"):
+            # an output is produced, never a wire's sink; the one exception is interface
+            # forwarding: an assembly's output fed by an output of a prim inside it
+            inside = Sdf.Path(self.path)
+            for src in self.sources:
+                sp = Sdf.Path(src) if Sdf.Path.IsValidPathString(src) else None
+                if sp is None or not sp.IsPropertyPath() or not sp.name.startswith("outputs:") or \
+                        not sp.GetPrimPath().HasPrefix(inside) or sp.GetPrimPath() == inside:
+                    raise _fail(self, f"{self.path}.{self.name} is an output: a wire's sink is an input (author "
+                                      f"the wire on the consumer's inputs:<name>); an output is fed only by an "
+                                      f"output of a prim inside {self.path} (interface forwarding), not by {src}")
         _value_type(self, self.type_name)
         for src in self.sources:
             if not Sdf.Path.IsValidPathString(src) or not Sdf.Path(src).IsPropertyPath():
@@ -500,15 +558,110 @@ class SetTransform(Op):
 def insert_xform_op(order: list[str], name: str) -> None:
     """Put ``name`` (an ``xformOp:*`` the prim lacks) into ``order`` without reordering the ops
     already there: a translate first, a rotate or orient before the first scale, a scale (and
-    anything else) last."""
-    base = name.split(":")[1] if name.count(":") >= 1 else ""
-    if base == "translate":
+    anything else) last, inside trailing ``!invert!`` ops. A pivot (``xformOp:translate:pivot``) goes right after the translates
+    with its inverse (``!invert!xformOp:translate:pivot``) last, as Kit authors it, so adding one
+    moves nothing."""
+    kind = name.split(":")[1] if name.count(":") >= 1 else ""
+    end = len(order)  # "last" is inside the trailing inverse ops (a pivot's inverse closes the stack)
+    while end > 0 and order[end - 1].startswith("!invert!"):
+        end -= 1
+    if kind == "translate" and name.endswith(":pivot"):
+        at = 0
+        while at < len(order) and order[at].split(":")[1:2] == ["translate"]:
+            at += 1
+        order.insert(at, name)
+        if f"!invert!{name}" not in order:
+            order.append(f"!invert!{name}")
+    elif kind == "translate":
         order.insert(0, name)
-    elif base.startswith("rotate") or base == "orient":
-        scales = [i for i, n in enumerate(order) if n.split(":")[1:2] == ["scale"]]
-        order.insert(scales[0] if scales else len(order), name)
+    elif kind.startswith("rotate") or kind == "orient":
+        scales = [i for i, n in enumerate(order[:end]) if n.split(":")[1:2] == ["scale"]]
+        order.insert(scales[0] if scales else end, name)
     else:
-        order.append(name)
+        order.insert(end, name)
+
+
+# xformOp kind -> (the type a new op gets, the types it may have)
+_VEC3 = ("double3", "float3", "half3")
+XFORM_OP_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "translate": ("double3", _VEC3),
+    "scale": ("float3", _VEC3),
+    **{f"rotate{axis}": ("float", ("double", "float", "half")) for axis in "XYZ"},
+    **{f"rotate{axes}": ("float3", _VEC3) for axes in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")},
+    "orient": ("quatf", ("quatd", "quatf", "quath")),
+    "transform": ("matrix4d", ("matrix4d",)),
+}
+
+
+def xform_op_kind(name: str) -> str | None:
+    """The op kind of an ``xformOp:<kind>[:suffix]`` attribute name (None when it is not one)."""
+    parts = name.split(":")
+    if len(parts) < 2 or parts[0] != "xformOp" or parts[1] not in XFORM_OP_TYPES or not all(parts[2:]):
+        return None
+    return parts[1] if Sdf.Path.IsValidNamespacedIdentifier(name) else None
+
+
+@dataclass(frozen=True)
+class SetXformOp(Op):
+    """Author one ``xformOp:*`` value (``xformOp:rotateY``, ``xformOp:orient``,
+    ``xformOp:translate:pivot``, ``xformOp:rotateXYZ:tilt``, ...). An op the prim lacks is created
+    (``type_name``, else the kind's usual type: translate double3, rotations and scale float3 or
+    float, orient quatf, transform matrix4d) and put into ``xformOpOrder`` the way
+    :func:`insert_xform_op` does; an op already in the order keeps its place."""
+
+    kind: ClassVar[str] = "set-xform-op"
+    path: str = ""
+    name: str = ""
+    value: Any = None
+    type_name: str | None = None
+
+    def label(self) -> str:
+        return f"set {self.path}.{self.name}"
+
+    def _type(self, prim: Usd.Prim) -> Sdf.ValueTypeName:
+        attr = prim.GetAttribute(self.name)
+        if attr:
+            return attr.GetTypeName()
+        return Sdf.ValueTypeNames.Find(self.type_name or XFORM_OP_TYPES[xform_op_kind(self.name)][0])
+
+    def check(self, doc):
+        prim = _prim(self, doc, self.path)
+        if not prim.IsA(UsdGeom.Xformable):
+            raise _fail(self, f"{self.path} ({prim.GetTypeName() or 'typeless'}) is not transformable")
+        op_kind = xform_op_kind(self.name)
+        if op_kind is None:
+            raise _fail(self, f"'{self.name}' is not an xformOp name (xformOp:<{'|'.join(XFORM_OP_TYPES)}>[:suffix])")
+        allowed = XFORM_OP_TYPES[op_kind][1]
+        attr = prim.GetAttribute(self.name)
+        if self.type_name and attr and _value_type(self, self.type_name) != attr.GetTypeName():
+            raise _fail(self, f"{self.path}.{self.name} is authored as {attr.GetTypeName()}, not {self.type_name}")
+        vt = self._type(prim) if (attr or not self.type_name) else _value_type(self, self.type_name)
+        if str(vt) not in allowed:
+            raise _fail(self, f"an xformOp:{op_kind} is one of {', '.join(allowed)}, not {vt}")
+        try:
+            _coerce(vt, self.value)
+        except (TypeError, ValueError) as exc:
+            raise _fail(self, f"value {self.value!r} does not fit {self.path}.{self.name} ({vt}): {exc}") from exc
+
+    def capture(self, doc, layer):
+        missing = top_missing_prim(layer, Sdf.Path(self.path))
+        if missing is not None:
+            return [SpecSnapshot.absent(missing)]
+        return _capture_property(layer, self.path, self.name) + _capture_property(layer, self.path, "xformOpOrder")
+
+    def do(self, doc, layer):
+        prim = doc.stage.GetPrimAtPath(self.path)
+        vt = self._type(prim)
+        attr = prim.GetAttribute(self.name)
+        if not attr or not layer.GetPropertyAtPath(attr.GetPath()):
+            attr = prim.CreateAttribute(self.name, vt, False)  # an xformOp is not a custom property
+        attr.Set(_coerce(vt, self.value))
+        order_attr = prim.GetAttribute("xformOpOrder")
+        authored = list(order_attr.Get() or []) if order_attr else []
+        if self.name not in authored:
+            order = list(authored)
+            insert_xform_op(order, self.name)
+            prim.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray, False, Sdf.VariabilityUniform).Set(order)
 
 
 @dataclass(frozen=True)
@@ -534,6 +687,48 @@ class AddReference(Op):
             result = roots.resolve_file(self.asset_path, layer.realPath or None)
             if result.diagnostic is not None:
                 raise OpError(result.diagnostic)
+            self._check_no_cycle(doc, layer, roots)
+
+    def _check_no_cycle(self, doc, layer: Sdf.Layer, roots) -> None:
+        """The scene file referencing itself around this prim (its default prim holds the prim, or
+        the reverse), or an asset that brings the scene file in again, is refused. USD could not
+        see it before the save: a ``twin://`` spelling of the scene is another layer until the
+        file is read again, and then the scene no longer composes."""
+        from luncosim_core.usd.compose import asset_closure, private_source
+
+        root = doc.stage.GetRootLayer()
+        scene = getattr(doc, "path", None) or private_source(root.identifier) or root.realPath
+        if not scene:
+            return
+        own = os.path.realpath(str(scene))
+        files = asset_closure(self.asset_path, layer if not layer.anonymous else root, roots)
+        where = f"@{self.asset_path}@{f'<{self.prim_path}>' if self.prim_path else ''} from {self.path}"
+        if files and files[0] == own:
+            held = self.prim_path or (f"/{root.defaultPrim}" if root.defaultPrim else "")
+            if held and Sdf.Path.IsValidPathString(held):
+                held_path, prim_path = Sdf.Path(held), Sdf.Path(self.path)
+                if prim_path.HasPrefix(held_path) or held_path.HasPrefix(prim_path):
+                    raise _fail(self, f"referencing {where} makes a composition cycle: {held} of the scene itself "
+                                      f"{'holds' if prim_path.HasPrefix(held_path) else 'is inside'} {self.path}; refused")
+        elif own in files:
+            raise _fail(self, f"referencing {where} makes a composition cycle: {os.path.basename(files[0])} brings "
+                              f"the scene file {os.path.basename(own)} in again; refused")
+
+    def apply(self, doc: DocumentAccess) -> Op:
+        """As every op, and refused (undone at once) when the reference closes a composition cycle
+        (the prim would contain itself: a scene referencing itself, or an asset referencing back)."""
+        with Tf.DiagnosticTrap() as trap:
+            before = {str(e) for e in doc.stage.GetCompositionErrors() if isinstance(e, Pcp.ErrorArcCycle)}
+            inverse = super().apply(doc)
+            cycles = [e for e in doc.stage.GetCompositionErrors()
+                      if isinstance(e, Pcp.ErrorArcCycle) and str(e) not in before]
+            if cycles:
+                inverse.apply(doc)
+                trap.Clear()  # USD's own report of the cycle: ours below says it
+        if cycles:
+            raise _fail(self, f"referencing @{self.asset_path}@{f'<{self.prim_path}>' if self.prim_path else ''} "
+                              f"from {self.path} makes a composition cycle ({self.path} would contain itself); refused")
+        return inverse
 
     def capture(self, doc, layer):
         return _capture_prim_fields(layer, self.path)

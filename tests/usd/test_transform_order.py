@@ -106,10 +106,18 @@ def test_undo_gives_the_order_back(doc):
 @pytest.mark.parametrize(("order", "name", "expected"), [
     ([], "xformOp:rotateY", ["xformOp:rotateY"]),
     (["xformOp:translate", "xformOp:scale"], "xformOp:orient", ["xformOp:translate", "xformOp:orient", "xformOp:scale"]),
-    (["xformOp:rotateXYZ"], "xformOp:translate:pivot", ["xformOp:translate:pivot", "xformOp:rotateXYZ"]),
+    (["xformOp:rotateXYZ"], "xformOp:translate:pivot",
+     ["xformOp:translate:pivot", "xformOp:rotateXYZ", "!invert!xformOp:translate:pivot"]),
+    (["xformOp:translate", "xformOp:rotateXYZ", "xformOp:scale"], "xformOp:translate:pivot",
+     ["xformOp:translate", "xformOp:translate:pivot", "xformOp:rotateXYZ", "xformOp:scale",
+      "!invert!xformOp:translate:pivot"]),
     (["xformOp:translate", "!invert!xformOp:scale"], "xformOp:rotateX:tilt",
      ["xformOp:translate", "xformOp:rotateX:tilt", "!invert!xformOp:scale"]),
     (["xformOp:translate"], "xformOp:transform", ["xformOp:translate", "xformOp:transform"]),
+    (["xformOp:translate", "xformOp:translate:pivot", "!invert!xformOp:translate:pivot"], "xformOp:scale",
+     ["xformOp:translate", "xformOp:translate:pivot", "xformOp:scale", "!invert!xformOp:translate:pivot"]),
+    (["xformOp:translate:pivot", "!invert!xformOp:translate:pivot"], "xformOp:rotateZ",
+     ["xformOp:translate:pivot", "xformOp:rotateZ", "!invert!xformOp:translate:pivot"]),
 ])
 def test_insert_xform_op(order, name, expected):
     insert_xform_op(order, name)
