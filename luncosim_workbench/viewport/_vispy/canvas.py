@@ -59,6 +59,7 @@ class ViewportCanvas:
         self.manipulator = ManipulatorAdapter(self.view.scene)
         self.debug_info = NO_DEBUG_INFO
         self.labels: dict[str, str] = {}
+        self._overlay_size: float | None = None  # see _scale
         self.mission = None  # the running mission's MissionDrawing (luncosim_core.mission.drawing)
         self.overlay_layers = {cls.name: cls() for cls in OVERLAY_LAYERS}
         self._overlay_adapters = [make_adapter(layer, self.view.scene) for layer in self.overlay_layers.values()]
@@ -66,6 +67,7 @@ class ViewportCanvas:
     # ------------------------------------------------------------------ content
     def set_stage(self, stage) -> None:
         self.model.load(stage)
+        self._overlay_size = None
         self.gizmo.set_stage_axes(self.model.stage_to_view)
         self._sync_meshes()
         b = self.model.bounds()
@@ -83,6 +85,7 @@ class ViewportCanvas:
 
     def update_prims(self, paths: Sequence[str]) -> None:
         self.model.update_prims(paths)
+        self._overlay_size = None
         self._sync_meshes()
         self._refresh_overlays(self._following("poses"))
         self.canvas.update()
@@ -150,10 +153,12 @@ class ViewportCanvas:
         return tuple(n for n, layer in self.overlay_layers.items() if layer.enabled and what in layer.follows)
 
     def _scale(self) -> float:
-        b = self.model.bounds()
-        if b is None:
-            return 0.5
-        return float(np.clip(0.08 * np.linalg.norm(b[1] - b[0]), 0.05, 5.0))
+        """Overlay line length: 8% of the framed scene's diagonal (a far wider ground left out,
+        as Fit All does), 5 cm to 5 m; measured when the stage or its prims change."""
+        if self._overlay_size is None:
+            b = self.model.framing_bounds()
+            self._overlay_size = 0.5 if b is None else float(np.clip(0.08 * np.linalg.norm(b[1] - b[0]), 0.05, 5.0))
+        return self._overlay_size
 
     def _label_anchor(self, path: str):
         v = self.model.prim_vertices(path)
