@@ -126,6 +126,9 @@ class MainWindow(QMainWindow):
         self._building = ""  # why the projection is being (re)built, until its first frame arrives
         self._building_since = 0.0
         self._was_ready = False
+        self._port_catalog = None  # units, directions and wires of the ports (the Labels overlay)
+        self._catalog_futures: tuple | None = None
+        self._labels_shown: dict[str, str] = {}
         self._still_style = None  # the style of the dock tab bars (see _park_stale_tab_bars)
         self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
@@ -149,6 +152,9 @@ class MainWindow(QMainWindow):
         self._building_timer = QTimer(self)
         self._building_timer.setInterval(250)
         self._building_timer.timeout.connect(self._on_building_timer)
+        self._catalog_timer = QTimer(self)
+        self._catalog_timer.setInterval(50)
+        self._catalog_timer.timeout.connect(self._check_port_catalog)
         self.bridge.frame.connect(self._on_frame)
         self.bridge.projectionRestarted.connect(self._on_projection_restarted)
         self.bridge.simulationStopped.connect(self._on_simulation_stopped)
@@ -343,6 +349,7 @@ class MainWindow(QMainWindow):
         """The simulation is being (re)built: "building…" until its first snapshot; Play waits."""
         self._building = reason
         self._building_since = time.perf_counter()
+        self._port_catalog = None  # another projection: its ports and wires are asked again
         self._building_timer.start()
         self._update_status(None)
         self._refresh_ready()
@@ -374,6 +381,7 @@ class MainWindow(QMainWindow):
         self.transport.show_snapshot(snap)
         self._update_status(snap)
         self._refresh_ready()
+        self._update_labels(snap)
 
     def set_overlay(self, name: str, on: bool) -> None:
         """Toggle a viewport overlay; while any is on, physics debug records follow the frames."""
@@ -384,8 +392,70 @@ class MainWindow(QMainWindow):
             self.overlays_on.add(name)
         else:
             self.overlays_on.discard(name)
-        self.bridge.set_debug_stream(bool(self.overlays_on - {"mission"}))
+        self.bridge.set_debug_stream(bool(self.overlays_on - {"mission", "labels"}))
+        if name == "labels":
+            self._update_labels()
         self.refresh_actions()
+
+    # ------------------------------------------------------------------ the Labels overlay
+    def _update_labels(self, snap: WorkbenchSnapshot | None = None) -> None:
+        """While the Labels overlay is on: the selected prims (else the ports feeding wires)
+        labelled with their live values from the newest snapshot (``viewport.model.port_labels``).
+        Called on every frame, selection change and when the port list arrives."""
+        if self.viewport is None:
+            return
+        if "labels" not in self.overlays_on:
+            if self._labels_shown:
+                self._labels_shown = {}
+                self.viewport.set_labels({})
+            return
+        from luncosim_workbench.viewport.model.port_labels import port_labels
+
+        snap = snap if snap is not None else self.bridge.latest
+        labels: dict[str, str] = {}
+        if snap is not None:
+            cat = self._port_catalog
+            if cat is None or cat["keys"] != snap.port_keys:
+                self._request_port_catalog(snap.port_keys)
+            cat = cat or {}
+            labels = port_labels(snap.port_keys, snap.port_values, selection=self.session.selection.paths,
+                                 units=cat.get("units"), directions=cat.get("directions"),
+                                 wired=cat.get("wired", ()), wire_sources=cat.get("sources", ()),
+                                 is_drawn=self.viewport.model.draws)
+        if labels != self._labels_shown:
+            self._labels_shown = labels
+            self.viewport.set_labels(labels)
+
+    def _request_port_catalog(self, keys: tuple[str, ...]) -> None:
+        """Ask the simulation for its ports (units, directions) and wires, once per port list."""
+        from luncosim_core.api.commands import ListConnections, ListPorts
+
+        if self._catalog_futures is not None or self.bridge.worker is None:
+            return
+        self._catalog_futures = (keys, self.bridge.query(ListPorts()), self.bridge.query(ListConnections()))
+        self._catalog_timer.start()
+
+    def _check_port_catalog(self) -> None:
+        from luncosim_workbench.viewport.model.port_labels import wire_end_key
+
+        if self._catalog_futures is None:
+            self._catalog_timer.stop()
+            return
+        keys, ports, wires = self._catalog_futures
+        if not (ports.done() and wires.done()):
+            return
+        self._catalog_timer.stop()
+        self._catalog_futures = None
+        ports, wires = ports.result(), wires.result()
+        if not (ports.ok and wires.ok):
+            return
+        infos = {f"{p['prim']}.{p['name']}": p for p in ports.value}
+        valid = [w for w in wires.value if not w.get("broken")]
+        sources = {wire_end_key(w["source"]) for w in valid}
+        self._port_catalog = {"keys": keys, "units": {k: p.get("unit", "") for k, p in infos.items()},
+                              "directions": {k: p.get("direction", "") for k, p in infos.items()},
+                              "sources": sources, "wired": sources | {wire_end_key(w["sink"]) for w in valid}}
+        self._update_labels()
 
     def show_mission(self, drawing) -> None:
         """A panel's mission drawing (plain data) for the viewport's mission overlay."""
@@ -399,6 +469,7 @@ class MainWindow(QMainWindow):
     def _on_selection(self, _added: tuple, _removed: tuple) -> None:
         if self.viewport is not None:
             self.viewport.set_selection(list(self.session.selection.paths))
+            self._update_labels()
         self._update_status(self.bridge.latest)
         self.refresh_actions()
 
@@ -453,6 +524,7 @@ class MainWindow(QMainWindow):
             self.bridge.telemetry.clear()
 
     def _on_document_changed(self, op) -> None:
+        self._port_catalog = None  # an edit may add ports or wires: the Labels overlay asks again
         self._update_title()
         self.refresh_actions()
         self.session.diagnostics_changed.emit()  # lint follows the edit

@@ -412,6 +412,10 @@ class SceneModel:
         chunks = [c for c in chunks if c.shape[0]]
         return np.concatenate(chunks) if chunks else np.zeros((0, 3), np.float32)
 
+    def draws(self, path: str) -> bool:
+        """Whether anything is drawn at or under ``path`` (shown or not), or it is a body."""
+        return path in self._body_index or any(b.has_subtree(path) for b in self.buckets.values())
+
     def prim_bounds(self) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
         """View-frame AABB of each visible drawn prim, with whether it moves (is on a body)."""
         out: dict[str, tuple[np.ndarray, np.ndarray, bool]] = {}
