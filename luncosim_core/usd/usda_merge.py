@@ -38,6 +38,12 @@ class Statement:
     header_end: int = 0  # prims: offset of the body's "{"
     body: list[Statement] = field(default_factory=list)
     body_start: int = 0  # just past "{"
+    tail: int = -1  # properties: just past a trailing "# comment" on its last line (else ``end``)
+
+    @property
+    def line_end(self) -> int:
+        """Just past the statement and the comment that ends its line."""
+        return self.tail if self.tail >= 0 else self.end
 
 
 # ------------------------------------------------------------------------------------ scanning
@@ -134,12 +140,38 @@ def _statement(text: str, i: int, end: int) -> Statement:
         close = _matching(text, brace, end)
         return Statement(("variantSet", _quoted_name(text[i:eq])), i, close + 1, text[i:close + 1])
     stop = _scan(text, i, end, "\n")
-    own = text[i:stop].rstrip()
+    line = text[i:stop].rstrip()
+    own = line[:_comment_at(line)].rstrip()  # a trailing comment is not the statement's: an edit keeps it
     head = own[:_scan(own, 0, len(own), "=(\n")].split() if own else []
     if not head:
         raise OutlineError(f"empty statement at offset {i}")
     listop = head[0] if head[0] in _LISTOPS else ""
-    return Statement(("prop", listop, head[-1]), i, i + len(own), own)
+    return Statement(("prop", listop, head[-1]), i, i + len(own), own, tail=i + len(line))
+
+
+def _comment_at(line: str) -> int:
+    """Offset of the comment ending ``line`` (a ``#`` outside brackets and strings), else its length."""
+    try:
+        return _scan(line, 0, len(line), "#")
+    except OutlineError:
+        return len(line)
+
+
+def _property_meta(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The ``(`` and ``)`` offsets of a property statement's metadata block (after its value), or None."""
+    i = _scan(text, start, end, "=(\n")
+    if i < end and text[i] == "=":
+        i = _skip_gap(text, i + 1, end)
+        if i < end and (text[i] in _CLOSE or text[i] in "\"'@"):
+            i = _matching(text, i, end) + 1 if text[i] in _CLOSE else _skip_string(text, i)
+        else:
+            while i < end and text[i] not in " \t\r\n(":
+                i += 1
+        i = _skip_gap(text, i, end)
+    if i < end and text[i] == "(":
+        close = _matching(text, i, end)
+        return (i, close) if not text[close + 1:end].strip() else None
+    return None
 
 
 def _statements(text: str, i: int, end: int) -> list[Statement]:
@@ -189,9 +221,9 @@ def _reindent(st: Statement, source: str, indent: str) -> str:
 def _delete(text: str, st: Statement) -> Splice:
     """Remove a statement's lines (its own lines only, when it shares none with another)."""
     start = _line_start(text, st.start)
-    end = text.find("\n", st.end)
+    end = text.find("\n", st.line_end)
     end = len(text) if end < 0 else end + 1
-    if text[start:st.start].strip() or text[st.end:end].strip():
+    if text[start:st.start].strip() or text[st.line_end:end].strip():
         return Splice(st.start, st.end, "")
     if text[start - 2:start] == "\n\n" and text.startswith("\n", end):
         end += 1  # a block between blank lines takes one of them along
@@ -236,7 +268,7 @@ class _Merge:
     def insert(self, st: Statement, anchor: Statement | None, insert_at: int, indent: str) -> None:
         if anchor is not None:
             indent = _indent(self.o, anchor.start) or indent
-            insert_at = anchor.end
+            insert_at = anchor.line_end
         gap = "\n\n" if st.key[0] == "prim" and anchor is not None else "\n"
         self.inserts.setdefault(insert_at, []).append(gap + _reindent(st, self.a, indent))
 
@@ -258,12 +290,31 @@ class _Merge:
         inner = _indent(self.o, o_st[0].start) if o_st else indent
         self.body(o_st, b_st, a_st, o[0] + 1, inner)
 
+    def property_parts(self, o: Statement, b: Statement, a: Statement) -> bool:
+        """A property with a metadata block on every side: its declaration and value, and each
+        metadata entry, change on their own (the file's entry order and one-line blocks stay).
+        False when the statement must be replaced whole."""
+        blocks = [_property_meta(t, st.start, st.end) for t, st in ((self.o, o), (self.b, b), (self.a, a))]
+        if not all(blocks):
+            return False
+        (o_meta, b_meta, a_meta) = blocks
+        b_head, a_head = self.b[b.start:b_meta[0]].rstrip(), self.a[a.start:a_meta[0]].rstrip()
+        if b_head != a_head:
+            o_head = self.o[o.start:o_meta[0]].rstrip()
+            self.splices.append(Splice(o.start, o.start + len(o_head), a_head))
+        if self.b[b_meta[0]:b_meta[1] + 1] != self.a[a_meta[0]:a_meta[1] + 1]:
+            self.metadata(o_meta, b_meta, a_meta, _indent(self.o, o.start) + "    ")
+        return True
+
     def all_splices(self) -> list[Splice]:
         return self.splices + [Splice(at, at, "".join(texts)) for at, texts in self.inserts.items()]
 
     def change(self, o: Statement, b: Statement, a: Statement) -> None:
         if a.key[0] != "prim":
-            text = self.forms.get((a.key, a.text.strip())) or _reindent(a, self.a, _indent(self.o, o.start)).lstrip(" \t")
+            text = self.forms.get((a.key, a.text.strip()))
+            if text is None and self.property_parts(o, b, a):
+                return
+            text = text or _reindent(a, self.a, _indent(self.o, o.start)).lstrip(" \t")
             self.splices.append(Splice(o.start, o.end, text))
             return
         if self.b[b.start:b.header_end] != self.a[a.start:a.header_end]:

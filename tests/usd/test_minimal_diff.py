@@ -7,6 +7,7 @@ import difflib
 import shutil
 
 import pytest
+from pxr import Sdf
 
 from luncosim_core.twin import open_path
 from luncosim_core.usd.document import UsdDocument
@@ -144,7 +145,6 @@ def test_the_saved_file_reads_back_as_the_edited_layer(doc):
     doc.apply(SetTransform(path="/Yard/Rover", translate=(1.0, 2.0, 3.0)))
     doc.apply(AddPrim(path="/Yard/Rover/Arm", type_name="Cube"))
     doc.save()
-    from pxr import Sdf
 
     assert Sdf.Layer.OpenAsAnonymous(str(doc.path)).ExportToString() == doc.base.ExportToString()
 
@@ -167,3 +167,92 @@ def test_the_demo_scene_one_value_edit(tmp_path, demo_twin):
                                                     opened.scene.read_bytes().splitlines(), lineterm=b"", n=0)
                if line[:1] in b"+-" and not line.startswith((b"+++", b"---"))]
     assert changed == [b"-        double size = 0.5", b"+        double size = 0.75"]
+
+
+PROPS = b"""#usda 1.0
+(
+    defaultPrim = "W"
+)
+
+def Xform "W" (doc = "the world")
+{
+    float inputs:gain = 2.0 (
+        doc = "the gain"
+        customData = {
+            double max = 10
+        }
+    )
+    float inputs:k = 1 (doc = "a k")
+    float inputs:c = 3  # volts, from the datasheet
+    double3 xformOp:translate = (1, 2, 3) (doc = "where")  # the mount point
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+"""
+
+
+@pytest.fixture
+def props(tmp_path, writer):
+    writer(tmp_path / "twin.toml", 'name = "t"\nversion = "0.1.0"\n[usd]\ndefault_scene = "w.usda"\n')
+    (tmp_path / "w.usda").write_bytes(PROPS)
+    return UsdDocument(tmp_path / "w.usda", open_path(tmp_path).twin.roots)
+
+
+def _changed(before: bytes, after: bytes) -> list[bytes]:
+    return [line for line in difflib.diff_bytes(difflib.unified_diff, before.splitlines(), after.splitlines(),
+                                                 lineterm=b"", n=0)
+            if line[:1] in b"+-" and not line.startswith((b"+++", b"---"))]
+
+
+def test_a_value_edit_keeps_the_propertys_metadata_order(props):
+    props.apply(SetAttribute(path="/W", name="inputs:gain", value=3.0))
+    props.save()
+    assert _changed(PROPS, props.path.read_bytes()) == [b"-    float inputs:gain = 2.0 (", b"+    float inputs:gain = 3 ("]
+
+
+def test_a_value_edit_keeps_one_line_metadata_on_one_line(props):
+    props.apply(SetAttribute(path="/W", name="inputs:k", value=4.0))
+    props.save()
+    assert _changed(PROPS, props.path.read_bytes()) == [b'-    float inputs:k = 1 (doc = "a k")',
+                                                        b'+    float inputs:k = 4 (doc = "a k")']
+
+
+def test_a_value_edit_keeps_the_trailing_comment_of_its_line(props):
+    props.apply(SetAttribute(path="/W", name="inputs:c", value=5.0))
+    props.apply(SetTransform(path="/W", translate=(4.0, 5.0, 6.0)))
+    props.save()
+    assert _changed(PROPS, props.path.read_bytes()) == [
+        b"-    float inputs:c = 3  # volts, from the datasheet",
+        b'-    double3 xformOp:translate = (1, 2, 3) (doc = "where")  # the mount point',
+        b"+    float inputs:c = 5  # volts, from the datasheet",
+        b'+    double3 xformOp:translate = (4, 5, 6) (doc = "where")  # the mount point']
+    props.undo()
+    props.undo()
+    props.save()
+    assert props.path.read_bytes() == PROPS
+
+
+def test_a_new_property_after_a_commented_line_leaves_the_comment_where_it_was(props):
+    props.apply(SetAttribute(path="/W", name="inputs:d", value=1.0, type_name="float"))
+    props.save()
+    saved = props.path.read_bytes()
+    assert b"    float inputs:c = 3  # volts, from the datasheet\n" in saved
+    assert [line for line in _changed(PROPS, saved) if line.startswith(b"-")] == []
+
+
+def test_removing_a_commented_property_takes_its_comment_along():
+    before = '#usda 1.0\n\ndef "W"\n{\n    float a = 1\n    float b = 2\n}\n\n'
+    after = '#usda 1.0\n\ndef "W"\n{\n    float b = 2\n}\n\n'
+    original = '#usda 1.0\ndef "W"\n{\n    float a = 1  # gone with it\n    float b = 2  # stays\n}\n'
+    assert merge_edits(original, before, after) == '#usda 1.0\ndef "W"\n{\n    float b = 2  # stays\n}\n'
+
+
+def test_metadata_entries_of_a_property_merge_in_the_files_order():
+    original = ('#usda 1.0\ndef "W"\n{\n    float g = 2.0 (\n        doc = "old"\n        customData = {\n'
+                '            double max = 10\n        }\n    )\n    float k = 1 (doc = "a k")\n}\n')
+    layer = Sdf.Layer.CreateAnonymous(".usda")
+    layer.ImportFromString(original)
+    before = layer.ExportToString()
+    layer.GetAttributeAtPath("/W.g").documentation = "new"
+    layer.GetAttributeAtPath("/W.k").documentation = "the k"
+    merged = merge_edits(original, before, layer.ExportToString())
+    assert merged == original.replace('doc = "old"', 'doc = "new"').replace('(doc = "a k")', '(doc = "the k")')
