@@ -20,6 +20,7 @@ from pxr import Sdf, Tf
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.usd.ops import (
+    XFORM_OP_TYPES,
     AddPrim,
     AddReference,
     Batch,
@@ -28,7 +29,6 @@ from luncosim_core.usd.ops import (
     SetAttribute,
     SetConnection,
     SetXformOp,
-    XFORM_OP_TYPES,
     xform_op_kind,
 )
 

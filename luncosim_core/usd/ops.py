@@ -206,17 +206,7 @@ def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
     py = vt.type.pythonClass
     scalar = str(vt.scalarType)
     if vt.isArray:
-        if py is not None and isinstance(value, py):
-            value = list(value)
-        if not isinstance(value, (list, tuple)):
-            raise TypeError("expected a list")
-        items = []
-        for i, item in enumerate(value):
-            try:
-                items.append(_coerce(vt.scalarType, item))
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"element {i}: {exc}") from exc
-        return py(items) if py is not None else items
+        return _coerce_array(vt, value)
     if py is not None and py.__module__.endswith("Gf") and isinstance(value, py):
         value = _gf_components(value)
     if scalar == "bool":
@@ -238,22 +228,42 @@ def _coerce(vt: Sdf.ValueTypeName, value: Any) -> Any:
     if scalar == "asset":
         return value if isinstance(value, Sdf.AssetPath) else Sdf.AssetPath(str(value))
     if py is not None and isinstance(value, (list, tuple)):
-        name = py.__name__
-        if name.startswith("Matrix") and all(isinstance(row, (list, tuple)) for row in value):
-            size = int(name[6])
-            if len(value) != size or any(len(row) != size for row in value):
-                raise ValueError(f"expected {size} rows of {size} numbers")
-            value = [v for row in value for v in row]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
-            raise ValueError("expected finite numbers")
-        width = int(name[3]) if name.startswith("Vec") else 4 if name.startswith("Quat") else \
-            int(name[6]) ** 2 if name.startswith("Matrix") else len(value)
-        if len(value) != width:
-            raise ValueError(f"expected {width} numbers, got {len(value)}")
-        if name.startswith("Vec") and name.endswith("i"):
-            value = [_coerce_int("int", v) for v in value]
-        return py(*value)
+        return _coerce_gf(py, value)
     return value
+
+
+def _coerce_array(vt: Sdf.ValueTypeName, value: Any) -> Any:
+    py = vt.type.pythonClass
+    if py is not None and isinstance(value, py):
+        value = list(value)
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("expected a list")
+    items = []
+    for i, item in enumerate(value):
+        try:
+            items.append(_coerce(vt.scalarType, item))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"element {i}: {exc}") from exc
+    return py(items) if py is not None else items
+
+
+def _coerce_gf(py: type, value: list | tuple) -> Any:
+    """A Gf vector (``Vec3f``), quaternion or matrix (rows) from plain numbers."""
+    name = py.__name__
+    if name.startswith("Matrix") and all(isinstance(row, (list, tuple)) for row in value):
+        size = int(name[6])
+        if len(value) != size or any(len(row) != size for row in value):
+            raise ValueError(f"expected {size} rows of {size} numbers")
+        value = [v for row in value for v in row]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        raise ValueError("expected finite numbers")
+    width = int(name[3]) if name.startswith("Vec") else 4 if name.startswith("Quat") else \
+        int(name[6]) ** 2 if name.startswith("Matrix") else len(value)
+    if len(value) != width:
+        raise ValueError(f"expected {width} numbers, got {len(value)}")
+    if name.startswith("Vec") and name.endswith("i"):
+        value = [_coerce_int("int", v) for v in value]
+    return py(*value)
 
 
 def _gf_components(value: Any) -> tuple:

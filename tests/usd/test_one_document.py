@@ -12,7 +12,12 @@ import sys
 import pytest
 
 from luncosim_core.twin import open_path
-from luncosim_core.usd.document import DocumentClosed, DocumentInUse, ExternalChangeConflict, UsdDocument
+from luncosim_core.usd.document import (
+    DocumentClosed,
+    DocumentInUse,
+    ExternalChangeConflict,
+    UsdDocument,
+)
 from luncosim_core.usd.ops import SetAttribute
 
 SCENE = """#usda 1.0
@@ -136,6 +141,8 @@ def test_a_clean_document_taken_over_after_an_external_write_reads_the_file_agai
     first = _open(scene)
     _write_externally(scene, SCENE.replace("size = 1", "size = 8"))
     assert _size(_open(scene)) == 8.0
+    assert first.closed_reason  # taken over, and its stage shows the file too
+    assert _size(first) == 8.0
 
 
 def test_an_external_write_keeping_size_and_mtime_is_still_seen(scene):

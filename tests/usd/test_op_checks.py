@@ -9,7 +9,14 @@ from pxr import Gf, UsdGeom
 
 from luncosim_core.twin import open_path
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import AddPrim, AddReference, OpError, SetAttribute, SetConnection, SetXformOp
+from luncosim_core.usd.ops import (
+    AddPrim,
+    AddReference,
+    OpError,
+    SetAttribute,
+    SetConnection,
+    SetXformOp,
+)
 
 SCENE = """#usda 1.0
 (
