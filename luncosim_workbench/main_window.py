@@ -164,6 +164,7 @@ class MainWindow(QMainWindow):
             self.viewport.primClicked.connect(lambda p: self.session.selection.set([p] if p else []))
             self.viewport.transformPreview.connect(self._preview_transform)
             self.viewport.transformDragged.connect(self._commit_transform)
+            self.viewport.manipulatorMessage.connect(self.notify)
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
@@ -553,33 +554,46 @@ class MainWindow(QMainWindow):
             self.notify(f"viewport could not show the edit: {exc}")
 
     # ------------------------------------------------------------------ the transform gizmo
-    _GIZMO_ATTRS = {"translate": "xformOp:translate", "rotate": "xformOp:rotateXYZ"}
+    _GIZMO_ATTRS = {"translate": "xformOp:translate", "rotate": "xformOp:rotateXYZ", "scale": "xformOp:scale"}
 
     def _preview_transform(self, path: str, kind: str, value: tuple) -> None:
         """While dragging: the moved prim shows through the view layer (never saved, never journaled)."""
+        from luncosim_core.usd.ops import insert_xform_op
+
         doc = self.session.document
         prim = doc.stage.GetPrimAtPath(path) if doc is not None else None
-        if not prim:
+        if not prim or (kind == "scale" and self._is_rigid_body(prim)):
             return
         attr = self._GIZMO_ATTRS[kind]
         existing = prim.GetAttribute(attr)
         doc.set_view(path, attr, value, str(existing.GetTypeName()) if existing else "double3")
         order = list(prim.GetAttribute("xformOpOrder").Get() or []) if prim.GetAttribute("xformOpOrder") else []
         if attr not in order:
-            doc.set_view(path, "xformOpOrder", [attr] + order if kind == "translate" else order + [attr], "token[]")
+            insert_xform_op(order, attr)  # where SetTransform will put it
+            doc.set_view(path, "xformOpOrder", order, "token[]")
         self.viewport.update_prims([path])
 
+    @staticmethod
+    def _is_rigid_body(prim) -> bool:
+        return "PhysicsRigidBodyAPI" in prim.GetAppliedSchemas()
+
     def _commit_transform(self, path: str, kind: str, value: tuple) -> None:
-        """The drag ended: one SetTransform op by the user (the preview is dropped first)."""
+        """The drag ended: one SetTransform op by the user (the preview is dropped first). A
+        rigid body's scale is refused: it is not a physics property to drag."""
         from luncosim_core.usd.ops import OpError, SetTransform
 
         doc = self.session.document
         if doc is None:
             return
         doc.clear_view(path, (*self._GIZMO_ATTRS.values(), "xformOpOrder"))
-        op = SetTransform(path=path, translate=value) if kind == "translate" else SetTransform(path=path, rotate_xyz=value)
+        prim = doc.stage.GetPrimAtPath(path)
+        if kind == "scale" and prim and self._is_rigid_body(prim):
+            self.notify(f"not scaled: {path} is a rigid body (scale the shapes under it instead)")
+            self.viewport.update_prims([path])
+            return
+        field = {"translate": "translate", "rotate": "rotate_xyz", "scale": "scale"}[kind]
         try:
-            doc.apply(op, author="user")
+            doc.apply(SetTransform(path=path, **{field: value}), author="user")
         except OpError as exc:
             self.notify("; ".join(d.message for d in exc.diagnostics))
             self.viewport.update_prims([path])

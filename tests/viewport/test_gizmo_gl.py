@@ -98,3 +98,67 @@ def test_the_corner_triad_follows_the_stage_up_axis(window):
     labels = window.viewport.viewport.gizmo.labels.pos
     assert list(labels[1]) == pytest.approx([0.0, 0.0, 1.25])
     assert list(labels[2]) == pytest.approx([0.0, -1.25, 0.0])
+
+
+def _drag(window, qtbot, start, end, steps=5):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    native = window.viewport.canvas.native
+    QTest.mousePress(native, Qt.MouseButton.LeftButton, pos=QPoint(*map(int, start)))
+    for k in range(1, steps + 1):
+        QTest.mouseMove(native, QPoint(*map(int, start + (end - start) * k / steps)))
+        qtbot.wait(20)
+    return lambda: QTest.mouseRelease(native, Qt.MouseButton.LeftButton, pos=QPoint(*map(int, end)))
+
+
+def test_r_shows_scale_handles_and_a_drag_is_one_undoable_snapped_scale(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    vp = window.viewport
+    doc = window.session.document
+    window.session.selection.set([MARKER])
+    vp.viewport.set_camera({"eye": (10, 6, 12), "center": (10, 0.25, 0)})
+    QTest.keyClick(vp.canvas.native, Qt.Key.Key_R)
+    assert vp.manip_mode == "scale"
+    qtbot.wait(100)
+    frame, length, lines = vp.manipulator_handles()
+    assert lines[0].shape == (7, 3)  # a shaft ending in a square
+    px = vp.viewport.project(lines[0][:2])  # the X handle's shaft
+    start = px[0] + 0.5 * (px[1] - px[0])
+    end = px[0] + 1.04 * (px[1] - px[0])  # about 2.08 x as far from the prim's origin
+    release = _drag(window, qtbot, start, end)
+    assert _journal(doc) == []  # previewed in the view layer only
+    assert doc.view.GetPrimAtPath(MARKER).attributes["xformOp:scale"].default[0] == pytest.approx(2.1)
+    _shot(window, "gizmo-scale-drag.png")
+    release()
+    assert _journal(doc) == [(f"transform {MARKER}", "user")]
+    prim = doc.stage.GetPrimAtPath(MARKER)
+    assert tuple(prim.GetAttribute("xformOp:scale").Get()) == pytest.approx((2.1, 1.0, 1.0))  # snapped to 0.1
+    assert list(prim.GetAttribute("xformOpOrder").Get()) == ["xformOp:translate", "xformOp:scale"]
+    assert not doc.view.GetPrimAtPath(MARKER) or not doc.view.GetPrimAtPath(MARKER).properties
+    window.action("edit.undo").trigger()
+    assert not prim.GetAttribute("xformOp:scale") or prim.GetAttribute("xformOp:scale").Get() is None
+    assert list(prim.GetAttribute("xformOpOrder").Get()) == ["xformOp:translate"]
+
+
+def test_scale_is_refused_on_a_rigid_body_with_a_status_message(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    vp = window.viewport
+    doc = window.session.document
+    chassis = "/PracticeYard/RoverA/Chassis"
+    window.session.selection.set([chassis])
+    assert vp.manipulator_handles() is not None  # translate handles on a body
+    QTest.keyClick(vp.canvas.native, Qt.Key.Key_R)
+    assert vp.manip_mode == "scale" and vp.manipulator_handles() is None
+    assert window.statusBar().currentMessage() == \
+        f"no scale handles on {chassis}: it is a rigid body (scale the shapes under it instead)"
+    window._commit_transform(chassis, "scale", (2.0, 1.0, 1.0))  # however it is asked
+    assert _journal(doc) == [] and window.statusBar().currentMessage().startswith("not scaled: ")
+    window.session.selection.set([MARKER])  # a prim that is no body gets its handles back
+    assert vp.manipulator_handles() is not None
+    QTest.keyClick(vp.canvas.native, Qt.Key.Key_W)
+    assert vp.manip_mode == "translate"

@@ -82,3 +82,24 @@ def test_a_ring_drag_turns_the_rotate_component_in_angle_steps(frame):
     drag = Drag.begin(frame, "rotate", 1, *_ray(x0, y0 - 80), angle_step=15.0)  # stage -Z side of the ring
     kind, value = drag.value(*_ray(x0 - 80, y0 - 3))
     assert kind == "rotate" and value[1] in (90.0, -90.0) and value[0] == value[2] == 0.0
+
+
+def test_scale_handles_end_in_squares_and_a_drag_multiplies_the_scale_in_steps(tmp_path):
+    path = tmp_path / "scaled.usda"
+    path.write_text(SCENE.replace('double3 xformOp:translate = (1, 2, 3)\n        uniform token[] xformOpOrder = ["xformOp:translate"]',
+                                  'double3 xformOp:translate = (1, 2, 3)\n        float3 xformOp:scale = (1.5, 1, 1)\n'
+                                  '        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]'))
+    frame = prim_frame(Usd.Stage.Open(str(path)), "/W/Box", stage_to_view("Y", 1.0), "local")
+    assert frame.scale == (1.5, 1.0, 1.0)
+    lines = handle_lines(frame, "scale", 1.0)
+    assert len(lines) == 3 and lines[0].shape == (7, 3)  # shaft + a closed square at the tip
+    assert np.allclose(lines[0][1], frame.origin + frame.axes[0])
+    x0, y0 = _ortho(frame.origin)[0]
+    assert hit_axis(frame, "scale", 1.0, _ortho, (x0 + 100, y0 + 6)) == 0  # on the square
+    drag = Drag.begin(frame, "scale", 0, *_ray(x0 + 50, y0))  # pressed half-way along X
+    assert drag.value(*_ray(x0 + 100, y0)) == ("scale", (3.0, 1.0, 1.0))  # twice as far: twice the scale
+    assert drag.value(*_ray(x0 + 63, y0 + 20)) == ("scale", (1.9, 1.0, 1.0))  # 1.89 snapped to 0.1
+    assert drag.value(*_ray(x0 - 80, y0)) == ("scale", (0.1, 1.0, 1.0))  # past the origin: one step, no flip
+    drag.snapping = False
+    assert drag.value(*_ray(x0 + 63, y0))[1][0] == pytest.approx(1.89)
+    assert Drag.begin(frame, "scale", 0, *_ray(x0, y0)) is None  # at the origin a ratio means nothing

@@ -3,8 +3,10 @@
 Mouse: left-drag orbits, shift+left-drag or middle-drag pans, wheel zooms (turntable); a left
 click without dragging selects the prim under the cursor (``primClicked``; empty string when
 clicking empty space). Hovering emits ``primHovered`` and shows the prim path as a tooltip.
-Keys: F frames the selection, Home frames everything, 1 front, 3 right, 7 top, 5 iso,
-C toggles turntable/fly camera (fly: WASD, mouse look).
+Keys: F frames the selection, Home frames everything (Fit All), 1 front, 3 right, 7 top, 5 iso,
+C toggles turntable/fly camera (fly: WASD, mouse look). The transform gizmo: W translate, E
+rotate, R scale (not on rigid bodies: ``manipulatorMessage`` says why), L world/local axes,
+G snapping.
 """
 
 from __future__ import annotations
@@ -47,9 +49,10 @@ class ViewportWidget(QWidget):
 
     primClicked = Signal(str)
     primHovered = Signal(str)
-    # the transform gizmo: (prim path, "translate" | "rotate", xyz) while dragging, and once at the end
+    # the transform gizmo: (prim path, "translate" | "rotate" | "scale", xyz) while dragging, and once at the end
     transformPreview = Signal(str, str, tuple)
     transformDragged = Signal(str, str, tuple)
+    manipulatorMessage = Signal(str)  # why the gizmo shows no handles (scale asked on a rigid body)
 
     def __init__(self, parent: QWidget | None = None, size=(800, 600)) -> None:
         super().__init__(parent)
@@ -75,11 +78,12 @@ class ViewportWidget(QWidget):
         self._hover_timer.setSingleShot(True)
         self._hover_timer.setInterval(HOVER_DELAY_MS)
         self._hover_timer.timeout.connect(self._hover_pick)
-        self.manip_mode = "translate"  # W / E
+        self.manip_mode = "translate"  # W / E / R
         self.manip_space = "world"  # L toggles local
         self.snapping = True  # G toggles
         self.grid_step = 0.25  # metres
         self.angle_step = 15.0  # degrees
+        self.scale_step = 0.1  # scale factor
         self._manip_path = ""
         self._manip_axis: int | None = None
         self._drag = None
@@ -116,11 +120,13 @@ class ViewportWidget(QWidget):
     def set_selection(self, paths: Sequence[str]) -> None:
         self.viewport.set_selection(paths)
         self._manip_path = paths[-1] if len(paths) == 1 else ""
+        self._explain_refusal()
         self.canvas.update()
 
     # -------------------------------------------------------------- the transform gizmo
     def set_manipulator(self, mode: str | None = None, space: str | None = None, snapping: bool | None = None) -> None:
-        """Translate or rotate handles, in world (parent) or local axes, snapping on or off."""
+        """Translate, rotate or scale handles, in world (parent) or local axes (scale: always
+        the prim's own), snapping on or off."""
         from ..model.manipulator import MODES, SPACES
 
         if mode is not None and mode not in MODES or space is not None and space not in SPACES:
@@ -128,16 +134,33 @@ class ViewportWidget(QWidget):
         self.manip_mode = mode or self.manip_mode
         self.manip_space = space or self.manip_space
         self.snapping = self.snapping if snapping is None else snapping
+        if mode is not None:
+            self._explain_refusal()
         self.canvas.update()
 
+    def scale_refusal(self, path: str | None = None) -> str:
+        """Why ``path`` (default: the gizmo's prim) has no scale handles, or "" when it has."""
+        path = self._manip_path if path is None else path
+        if path and self.viewport.model.body_position(path) is not None:
+            return f"no scale handles on {path}: it is a rigid body (scale the shapes under it instead)"
+        return ""
+
+    def _explain_refusal(self) -> None:
+        if self.manip_mode == "scale" and self.scale_refusal():
+            self.manipulatorMessage.emit(self.scale_refusal())
+
     def manipulator_frame(self):
-        """The gizmo's frame on the selected prim (None when there is none to move)."""
+        """The gizmo's frame on the selected prim (None when there is none to move, or scale is
+        asked on a rigid body)."""
         from ..model.manipulator import prim_frame
 
         model = self.viewport.model
         if not self._manip_path or model.stage is None:
             return None
-        return prim_frame(model.stage, self._manip_path, model.stage_to_view, self.manip_space,
+        if self.manip_mode == "scale" and self.scale_refusal():
+            return None
+        space = "local" if self.manip_mode == "scale" else self.manip_space  # xformOp:scale is along its own axes
+        return prim_frame(model.stage, self._manip_path, model.stage_to_view, space,
                           model.body_position(self._manip_path))
 
     def manipulator_handles(self):
@@ -165,7 +188,7 @@ class ViewportWidget(QWidget):
         if axis is None:
             return False
         self._drag = Drag.begin(frame, self.manip_mode, axis, *self.viewport.ray_at(x, y), grid_step=self.grid_step,
-                                angle_step=self.angle_step, snapping=self.snapping)
+                                angle_step=self.angle_step, snapping=self.snapping, scale_step=self.scale_step)
         if self._drag is None:
             return False
         self._manip_axis = axis
@@ -289,8 +312,8 @@ class ViewportWidget(QWidget):
         elif key == "C":
             other = "fly" if self.viewport.camera_mode == "turntable" else "turntable"
             self.viewport.set_camera_mode(other)
-        elif key in ("W", "E") and self.viewport.camera_mode == "turntable":
-            self.set_manipulator(mode="translate" if key == "W" else "rotate")
+        elif key in ("W", "E", "R") and self.viewport.camera_mode == "turntable":
+            self.set_manipulator(mode={"W": "translate", "E": "rotate", "R": "scale"}[key])
         elif key == "L":
             self.set_manipulator(space="local" if self.manip_space == "world" else "world")
         elif key == "G":

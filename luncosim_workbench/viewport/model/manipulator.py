@@ -4,9 +4,12 @@ A manipulator sits on one Xformable prim. Its handles are the three axes of the 
 frame (``world`` space) or of the prim itself (``local``), in the view frame (metres, +Z up). A
 drag along an axis moves the prim's ``xformOp:translate`` by the closest approach of the mouse
 ray to that axis line; a drag around an axis ring turns the matching ``xformOp:rotateXYZ``
-component by the angle swept in the ring's plane. Snapping rounds the move to ``grid_step``
-metres and the turn to ``angle_step`` degrees. The result is the new op value in the prim's own
-(parent) frame, ready for one ``SetTransform`` op when the drag ends.
+component by the angle swept in the ring's plane; a drag of a scale handle (an axis ending in a
+square, always on the prim's own axes) multiplies the matching ``xformOp:scale`` component by
+how far along the axis the cursor went against where it was pressed. Snapping rounds the move
+to ``grid_step`` metres, the turn to ``angle_step`` degrees and the scale to ``scale_step``
+(never below one step). The result is the new op value in the prim's own (parent) frame, ready
+for one ``SetTransform`` op when the drag ends.
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 from pxr import Gf, Usd, UsdGeom
 
-MODES = ("translate", "rotate")
+MODES = ("translate", "rotate", "scale")
 SPACES = ("world", "local")
 HIT_PX = 9.0  # how close (pixels) the cursor must be to a handle
 SIZE_PX = 90.0  # on-screen length of an axis handle
 RING_SEGMENTS = 48
+CAP = 0.08  # half the side of a scale handle's square, as a share of the handle length
+MIN_SCALE = 1e-3  # an unsnapped scale drag never reaches zero or flips
 
 Project = Callable[[np.ndarray], np.ndarray]  # (N, 3) view points -> (N, 2) pixels
 
@@ -30,7 +35,7 @@ Project = Callable[[np.ndarray], np.ndarray]  # (N, 3) view points -> (N, 2) pix
 @dataclass(frozen=True)
 class Frame:
     """Where a prim's handles are: origin and unit axes (view frame), the stage axes they stand
-    for, and the prim's authored translate / rotateXYZ (what a drag starts from)."""
+    for, and the prim's authored translate / rotateXYZ / scale (what a drag starts from)."""
 
     path: str
     origin: np.ndarray  # (3,) view frame
@@ -38,6 +43,7 @@ class Frame:
     translate: tuple[float, float, float]
     rotate: tuple[float, float, float]
     to_parent: np.ndarray  # (3, 3): a view-frame displacement -> the parent frame (stage units)
+    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 def prim_frame(stage: Usd.Stage, path: str, stage_to_view: np.ndarray, space: str = "world",
@@ -59,13 +65,13 @@ def prim_frame(stage: Usd.Stage, path: str, stage_to_view: np.ndarray, space: st
         (s2v @ np.array(world.ExtractTranslation(), np.float64)) + stage_to_view[:3, 3]
     to_parent = np.linalg.inv(s2v @ p2s)
     return Frame(path, origin, axes, _authored(prim, "xformOp:translate"), _authored(prim, "xformOp:rotateXYZ"),
-                 to_parent)
+                 to_parent, _authored(prim, "xformOp:scale", 1.0))
 
 
-def _authored(prim, name: str) -> tuple[float, float, float]:
+def _authored(prim, name: str, default: float = 0.0) -> tuple[float, float, float]:
     attr = prim.GetAttribute(name)
     value = attr.Get() if attr else None
-    return tuple(float(v) for v in value) if value is not None else (0.0, 0.0, 0.0)
+    return tuple(float(v) for v in value) if value is not None else (default, default, default)
 
 
 def handle_length(frame: Frame, project: Project) -> float:
@@ -77,9 +83,18 @@ def handle_length(frame: Frame, project: Project) -> float:
 
 
 def handle_lines(frame: Frame, mode: str, length: float) -> list[np.ndarray]:
-    """One polyline per axis handle: an arrow shaft (translate) or a ring about it (rotate)."""
+    """One polyline per axis handle: an arrow shaft (translate), a ring about it (rotate), or a
+    shaft ending in a small square across it (scale)."""
     if mode == "translate":
         return [np.vstack([frame.origin, frame.origin + a * length]) for a in frame.axes]
+    if mode == "scale":
+        out = []
+        for i, a in enumerate(frame.axes):
+            tip = frame.origin + a * length
+            u, v = frame.axes[(i + 1) % 3] * CAP * length, frame.axes[(i + 2) % 3] * CAP * length
+            square = [tip + u + v, tip - u + v, tip - u - v, tip + u - v, tip + u + v]
+            out.append(np.vstack([frame.origin, tip, *square]))
+        return out
     out = []
     t = np.linspace(0.0, 2.0 * math.pi, RING_SEGMENTS + 1)
     for i in range(3):
@@ -142,16 +157,31 @@ class Drag:
     grid_step: float = 0.25
     angle_step: float = 15.0
     snapping: bool = True
+    scale_step: float = 0.1
 
     @staticmethod
     def begin(frame: Frame, mode: str, axis: int, ray_o, ray_d, **kw) -> Drag | None:
-        start = axis_parameter(frame.origin, frame.axes[axis], ray_o, ray_d) if mode == "translate" \
-            else ring_angle(frame.origin, frame.axes, axis, ray_o, ray_d)
-        return None if start is None else Drag(frame, mode, axis, start, **kw)
+        """The drag of ``axis``'s handle pressed at a ray (None when the ray cannot drive it:
+        parallel to the axis or the ring, or a scale press at the prim's origin)."""
+        start = ring_angle(frame.origin, frame.axes, axis, ray_o, ray_d) if mode == "rotate" \
+            else axis_parameter(frame.origin, frame.axes[axis], ray_o, ray_d)
+        if start is None or (mode == "scale" and abs(start) < 1e-6):
+            return None
+        return Drag(frame, mode, axis, start, **kw)
 
     def value(self, ray_o, ray_d) -> tuple[str, tuple[float, float, float]] | None:
-        """``("translate", xyz)`` or ``("rotate", xyz degrees)``: the op value for the cursor ray."""
+        """``("translate", xyz)``, ``("rotate", xyz degrees)`` or ``("scale", xyz factors)``: the
+        op value for the cursor ray."""
         f = self.frame
+        if self.mode == "scale":
+            t = axis_parameter(f.origin, f.axes[self.axis], ray_o, ray_d)
+            if t is None:
+                return None
+            scale = list(f.scale)
+            factor = f.scale[self.axis] * t / self.start
+            scale[self.axis] = round(max(snap(factor, self.scale_step), self.scale_step), 9) if self.snapping \
+                else max(factor, MIN_SCALE)
+            return "scale", (float(scale[0]), float(scale[1]), float(scale[2]))
         if self.mode == "translate":
             t = axis_parameter(f.origin, f.axes[self.axis], ray_o, ray_d)
             if t is None:
