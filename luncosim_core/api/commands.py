@@ -120,6 +120,49 @@ class AddRuntimeWaypoint(Command):
 
 
 @dataclass(frozen=True)
+class EngageAutopilot(Command):
+    """Put an autopilot in charge of a vessel (its ``piloted`` output becomes 1; refused for a prim
+    without command inputs or one the session pilots). Its behaviour: the ``spec_json`` tree (a
+    behaviour spec, e.g. ``{"kind": "patrol", "waypoints": [{"pos": [x, y, z]}], "speed": 0.6,
+    "radius": 3}``), else the vessel's behaviour-tree program (a ``.btxml`` under it), else none:
+    it holds the vessel braked, or cruises at ``throttle`` when that is not 0. ``index`` is
+    LunCoSim's actor index (accepted, unused). The value names the behaviour's ``source``."""
+
+    name: ClassVar[str] = "EngageAutopilot"
+    vessel: str = ""
+    index: int = 0
+    throttle: float = 0.0
+    spec_json: str = ""
+
+
+@dataclass(frozen=True)
+class SetAutopilotBehavior(Command):
+    """Replace the behaviour of an engaged autopilot with the ``spec_json`` tree (a patrol that
+    only gains waypoints resumes at the leg it was on)."""
+
+    name: ClassVar[str] = "SetAutopilotBehavior"
+    vessel: str = ""
+    spec_json: str = ""
+
+
+@dataclass(frozen=True)
+class ClearPatrol(Command):
+    """Replace an engaged autopilot's behaviour with a brake (the vessel holds where it is)."""
+
+    name: ClassVar[str] = "ClearPatrol"
+    vessel: str = ""
+
+
+@dataclass(frozen=True)
+class DisengageAutopilot(Command):
+    """End a vessel's autopilot: its setpoint holds are released, the command inputs are left
+    neutral (throttle 0, steer 0, brake 1) and ``piloted`` returns to 0."""
+
+    name: ClassVar[str] = "DisengageAutopilot"
+    vessel: str = ""
+
+
+@dataclass(frozen=True)
 class RuntimeWaypointStatus(Query):
     """A vessel's runtime route: ``{vessel, marker_count, reached, reached_count}`` (``reached``:
     the marker paths its body has entered, sorted)."""
@@ -263,6 +306,7 @@ class CommandResult:
 
 _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel, SpawnEntity,
                                  AddRuntimeWaypoint, RuntimeWaypointStatus,
+                                 EngageAutopilot, SetAutopilotBehavior, ClearPatrol, DisengageAutopilot,
                                  ReadPorts, ListPorts, QueryUsdPrim,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
                                  StateHash, Links, WifiLinks, SolarPose, BodyPosition, EvalRhai, RunRhai)}

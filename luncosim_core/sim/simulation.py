@@ -26,13 +26,17 @@ from luncosim_core.api.attachments import AttachBodies, DetachBodies
 from luncosim_core.api.commands import (
     AddRuntimeWaypoint,
     ApplyOp,
+    ClearPatrol,
     Command,
     CommandResult,
+    DisengageAutopilot,
+    EngageAutopilot,
     PossessVessel,
     Query,
     ReleasePorts,
     ReleaseVessel,
     RunRhai,
+    SetAutopilotBehavior,
     SetEnvironmentLight,
     SetPorts,
     SpawnEntity,
@@ -51,6 +55,7 @@ from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.registry import PortRegistry, PortWriteError
 from luncosim_core.ports.surface import PILOTED, command_surface_ports, ports_policy, wire_demand
 from luncosim_core.sim.attachments import execute_attachment
+from luncosim_core.sim.autopilot import autopilot_of, execute_autopilot
 from luncosim_core.sim.environment_state import EnvironmentState, set_environment_light
 from luncosim_core.sim.faults import ParticipantFailed, fault_of
 from luncosim_core.sim.host import MAX_PENDING_EVENTS, SimulationHost
@@ -386,6 +391,8 @@ class Simulation:
             return set_environment_light(self, cmd, tick, seq)
         if isinstance(cmd, (PossessVessel, ReleaseVessel)):
             return self._possess(cmd, tick, seq)
+        if isinstance(cmd, (EngageAutopilot, SetAutopilotBehavior, ClearPatrol, DisengageAutopilot)):
+            return execute_autopilot(self, cmd, tick, seq)
         if isinstance(cmd, ReleasePorts):
             released = self.registry.release(cmd.target, cmd.names)
             return CommandResult(True, released, (), tick, seq)
@@ -436,6 +443,12 @@ class Simulation:
                 f"PossessVessel: {cmd.target or '(no target)'} has no command inputs (no Controls binding), so it "
                 "cannot be piloted", path=cmd.target, source="runtime"),), tick, seq)
         previous = getattr(self, "piloted", None)
+        if autopilot_of(self, cmd.target) is not None:  # the vessel is the autopilot's, not the session's
+            if isinstance(cmd, ReleaseVessel):
+                return CommandResult(True, {"target": cmd.target}, (), tick, seq)
+            return CommandResult(False, None, (Diagnostic(
+                "error", "possess-refused", f"PossessVessel: {cmd.target} is driven by its autopilot; "
+                "DisengageAutopilot first", path=cmd.target, source="runtime"),), tick, seq)
         if isinstance(cmd, ReleaseVessel):
             reg.values[slot] = 0.0
             if previous == cmd.target:

@@ -38,7 +38,7 @@ def program_language(prim) -> str:
         value = asset.Get()
         text = value.path if isinstance(value, Sdf.AssetPath) else str(value)
         suffix = text.rsplit(".", 1)[-1].lower() if "." in text else ""
-        return {"mo": "modelica", "fmu": "fmu", "rhai": "rhai"}.get(suffix, "")
+        return {"mo": "modelica", "fmu": "fmu", "rhai": "rhai", "btxml": "behavior"}.get(suffix, "")
     code = prim.GetAttribute("info:sourceCode")
     if code and code.HasAuthoredValue():
         lang = prim.GetAttribute("info:sourceCode:language")

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 #: Commands a scenario may issue with ``cmd`` (beyond the typed port commands).
 SCRIPT_COMMANDS = ("SetPorts", "ReleasePorts", "RunLint", "ShowNotification", "SetEnvironmentLight",
-                   "PossessVessel", "ReleaseVessel", "SpawnEntity", "AddRuntimeWaypoint")
+                   "PossessVessel", "ReleaseVessel", "SpawnEntity", "AddRuntimeWaypoint",
+                   "EngageAutopilot", "SetAutopilotBehavior", "ClearPatrol", "DisengageAutopilot")
+#: Commands that name their vessel ``vessel`` rather than ``target``.
+VESSEL_COMMANDS = frozenset({"EngageAutopilot", "SetAutopilotBehavior", "ClearPatrol", "DisengageAutopilot"})
 #: Queries a scenario may issue with ``query``.
 SCRIPT_QUERIES = ("ReadPorts", "ListPorts", "QueryUsdPrim", "ListConnections", "GetBrokenConnections",
                   "CausalTrace", "LintReport", "RuntimeWaypointStatus", "Links", "WifiLinks", "SolarPose",
@@ -100,7 +103,10 @@ class _CommandApi:
             return {"id": rid, "ok": False, "error": self.failed("cmd", name, exc)}
         out: dict = {"id": rid, "ok": bool(res.ok)}
         if res.ok:
-            self.rt.emit(f"cmd:{name}", params.get("target", ""))  # what scenarios hear of a command
+            key = "vessel" if name in VESSEL_COMMANDS else "target"
+            self.rt.emit(f"cmd:{name}", params.get(key, ""))  # what scenarios hear of a command
+            if name == "EngageAutopilot":  # an autopilot's claim is a possession, as a pilot's is
+                self.rt.emit("cmd:PossessVessel", params.get(key, ""))
         if res.ok and name in ("SpawnEntity", "AddRuntimeWaypoint"):
             self.rt.refresh_paths()  # the new prims get entity ids (appended: existing ids stay)
             res = dataclasses.replace(res, value={**res.value, "entity": self.rt.id_of(res.value["path"])})
@@ -114,9 +120,10 @@ class _CommandApi:
         """The typed command a script's ``cmd(name, params)`` names, traced to the scenario."""
         if name not in SCRIPT_COMMANDS:
             raise KeyError(f"unknown command '{name}' (scenarios may issue: {', '.join(SCRIPT_COMMANDS)})")
-        params = self.with_paths(params, "target")
-        if "target" in params:
-            self.guard.check_write(params["target"], f"cmd({name!r})")
+        key = "vessel" if name in VESSEL_COMMANDS else "target"
+        params = self.with_paths(params, key)
+        if key in params:
+            self.guard.check_write(params[key], f"cmd({name!r})")
         command = from_name(name, params)
         if command.correlation_id is None:
             command = dataclasses.replace(command, correlation_id=self.guard.correlation_id())
