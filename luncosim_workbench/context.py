@@ -88,6 +88,7 @@ class PanelContext(QObject):
     def __init__(self, session: Session, link: SimulationLink, *, notify: Callable[[str], None] = _ignore,
                  open_location: Callable[[str, int], None] = _ignore,
                  open_path: Callable[..., object] = _ignore, show_mission: Callable[[object], None] = _ignore,
+                 focus_point: Callable[[str | None], tuple | None] = _ignore,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._session = session
@@ -96,6 +97,7 @@ class PanelContext(QObject):
         self._open_location = open_location
         self._open_path = open_path
         self._show_mission = show_mission
+        self._focus_point = focus_point
         link.frame.connect(self.frames)
         link.events.connect(self.events)
         session.message.connect(self._on_message)
@@ -167,6 +169,12 @@ class PanelContext(QObject):
     def open_path(self, path: str | Path, preview: str | Path | None = None) -> object:
         """Open a twin, a scene or (``preview``) a library file in the workbench."""
         return self._open_path(path, preview=preview)
+
+    def focus_point(self, in_frame_of: str | None = None) -> tuple[float, float, float] | None:
+        """Read-only: the 3D viewport's focus point (its camera's orbit centre on the ground
+        plane) in stage axes and units, or in the frame of the prim ``in_frame_of`` (what the
+        Create recipes' ``at=`` takes for a child of that prim). None without a viewport."""
+        return self._focus_point(in_frame_of)
 
     def show_mission(self, drawing) -> None:
         """Draw a mission in the viewport: a ``luncosim_core.mission.drawing.MissionDrawing``

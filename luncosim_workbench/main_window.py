@@ -133,7 +133,8 @@ class MainWindow(QMainWindow):
         self.api = None  # the HTTP API server over this window's simulation (View > API Server)
         self.setCentralWidget(self.central)
         self.ctx = PanelContext(self.session, self.bridge, notify=self.notify, open_location=self.open_location,
-                                open_path=self.open_path, show_mission=self.show_mission, parent=self)
+                                open_path=self.open_path, show_mission=self.show_mission,
+                                focus_point=self.focus_point, parent=self)
         self.specs = panels if panels is not None else discover_panels()
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, PanelWidget] = {}
@@ -165,6 +166,7 @@ class MainWindow(QMainWindow):
             self.viewport.transformPreview.connect(self._preview_transform)
             self.viewport.transformDragged.connect(self._commit_transform)
             self.viewport.manipulatorMessage.connect(self.notify)
+            self.viewport.assetDropped.connect(self.drop_asset)
             self.bridge.debugInfo.connect(self.viewport.set_debug_info)
         self.restore_layout()
         self.refresh_actions()
@@ -597,6 +599,63 @@ class MainWindow(QMainWindow):
         except OpError as exc:
             self.notify("; ".join(d.message for d in exc.diagnostics))
             self.viewport.update_prims([path])
+
+    # ------------------------------------------------------------------ placing assets
+    def focus_point(self, in_frame_of: str | None = None) -> tuple[float, float, float] | None:
+        """The viewport's focus point (its orbit centre on the ground plane) in stage axes and
+        units, or in the frame of the prim ``in_frame_of`` (what ``at=`` of the Create recipes
+        takes for a child of it); None without a viewport or a scene."""
+        if self.viewport is None or self.session.document is None:
+            return None
+        return self._in_frame_of(self.viewport.focus_point(), in_frame_of)
+
+    def _in_frame_of(self, point: tuple, prim_path: str | None) -> tuple[float, float, float]:
+        from pxr import Gf, UsdGeom
+
+        prim = self.session.document.stage.GetPrimAtPath(prim_path) if prim_path and prim_path != "/" else None
+        if not prim:
+            return tuple(float(v) for v in point)
+        to_local = UsdGeom.XformCache().GetLocalToWorldTransform(prim).GetInverse()
+        local = to_local.Transform(Gf.Vec3d(*point))
+        return float(local[0]), float(local[1]), float(local[2])
+
+    def create_parent(self) -> str:
+        """Where a placed asset goes (the Create menu's rule): the selected Xform or Scope, else
+        the selection's parent, else the default prim, else the root."""
+        from pxr import Sdf
+
+        stage = self.session.document.stage
+        current = self.session.selection.current
+        prim = stage.GetPrimAtPath(current) if current and Sdf.Path.IsValidPathString(current) else None
+        if prim:
+            return current if prim.GetTypeName() in ("Xform", "Scope", "") else str(prim.GetParent().GetPath())
+        default = stage.GetDefaultPrim()
+        return str(default.GetPath()) if default else "/"
+
+    def drop_asset(self, asset: str, point: tuple) -> str | None:
+        """An asset dropped on the viewport: an Xform referencing it, placed (xformOp:translate)
+        where it was dropped, under :meth:`create_parent`; one undo step by the user. A file in
+        the shared library is named by its ``lunco://`` URI, one in the twin relative to the
+        scene (as the Assembly panel names it). Returns the new prim's path (selected)."""
+        from luncosim_core.usd.create import create_reference
+        from luncosim_workbench.panels.assembly.widget import asset_reference
+
+        doc = self.session.document
+        if doc is None:
+            self.notify("Open a scene first")
+            return None
+        uri = asset if asset.startswith(("lunco://", "twin://")) else asset_reference(doc, Path(asset))
+        try:
+            parent = self.create_parent()
+            batch = create_reference(doc.stage, parent, uri, at=self._in_frame_of(point, parent))
+            self.ctx.apply(batch, author="user")
+        except DiagnosticError as exc:
+            self.notify("; ".join(d.message for d in exc.diagnostics))
+            return None
+        path = batch.ops[0].path
+        self.session.selection.set([path])
+        self.notify(f"added {uri} as {path} at ({', '.join(f'{v:.2f}' for v in point)})")
+        return path
 
     def _check_mirrors(self) -> None:
         """A mirrored edit the simulation could not apply falls back to a full re-projection."""

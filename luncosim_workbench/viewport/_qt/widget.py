@@ -6,7 +6,9 @@ clicking empty space). Hovering emits ``primHovered`` and shows the prim path as
 Keys: F frames the selection, Home frames everything (Fit All), 1 front, 3 right, 7 top, 5 iso,
 C toggles turntable/fly camera (fly: WASD, mouse look). The transform gizmo: W translate, E
 rotate, R scale (not on rigid bodies: ``manipulatorMessage`` says why), L world/local axes,
-G snapping.
+G snapping. Dropping a USD file (a Twin Browser entry, a file from the desktop) or a
+``lunco://``/``twin://`` URI on the viewport emits ``assetDropped`` with the point under the
+cursor (the surface hit there, else the ground plane).
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+
+from luncosim_workbench.mime import ASSET_MIME  # a USD file path (the Twin Browser drags it)
 
 if TYPE_CHECKING:
     from luncosim_core.physics.debug import DebugInfo
 
 CLICK_SLOP_PX = 4
+USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
+ASSET_SCHEMES = ("lunco://", "twin://")
 HOVER_DELAY_MS = 30  # hover picking runs at most this often (large meshes cost a ray cast)
 _OWN_APP = None
 
@@ -53,6 +59,8 @@ class ViewportWidget(QWidget):
     transformPreview = Signal(str, str, tuple)
     transformDragged = Signal(str, str, tuple)
     manipulatorMessage = Signal(str)  # why the gizmo shows no handles (scale asked on a rigid body)
+    # an asset (a USD file path or a lunco:// / twin:// URI) dropped at a point (stage axes and units)
+    assetDropped = Signal(str, tuple)
 
     def __init__(self, parent: QWidget | None = None, size=(800, 600)) -> None:
         super().__init__(parent)
@@ -94,6 +102,9 @@ class ViewportWidget(QWidget):
         ev.mouse_release.connect(self._on_release)
         ev.mouse_move.connect(self._on_move)
         ev.key_press.connect(self._on_key)
+        self.canvas.native.setAcceptDrops(True)
+        self._drops = _DropFilter(self)
+        self.canvas.native.installEventFilter(self._drops)
 
     @staticmethod
     def can_draw() -> bool:
@@ -246,6 +257,57 @@ class ViewportWidget(QWidget):
         """The current frame as an (H, W, 4) uint8 array."""
         return self.viewport.render()
 
+    # -------------------------------------------------------------- placing things
+    def ground_point_at(self, x: float, y: float) -> tuple[float, float, float] | None:
+        """Where something put at canvas pixel (x, y) lands, in stage axes and units: the surface
+        under the cursor, else the ground plane (None over the sky); with snapping on, on the
+        0.25 m grid across the ground."""
+        from ..model.picking import ground_point, view_to_stage
+
+        point = ground_point(self.viewport.model, *self.viewport.ray_at(x, y))
+        if point is None:
+            return None
+        if self.snapping:  # on the grid across the ground; the height stays on the surface hit
+            point[:2] = [round(v / self.grid_step) * self.grid_step for v in point[:2]]
+        return tuple(round(v, 6) + 0.0 for v in view_to_stage(self.viewport.model, point))  # no -0, no 1e-17
+
+    def focus_point(self) -> tuple[float, float, float]:
+        """The camera's focus (the orbit centre, or in fly mode the point ahead of the eye) on the
+        ground plane, in stage axes and units: where Add Asset places what it adds."""
+        import numpy as np
+
+        from ..model.picking import view_to_stage
+
+        vc = self.viewport
+        if vc.camera_mode == "fly" and vc.fly is not None:
+            w, h = self.canvas.size
+            point = self.ground_point_at(w / 2, h / 2)
+            if point is not None:
+                return point
+        c = np.asarray(vc.turntable.center, np.float64)
+        return tuple(round(v, 6) + 0.0 for v in view_to_stage(vc.model, (c[0], c[1], 0.0)))
+
+    @staticmethod
+    def dropped_asset(mime) -> str:
+        """The asset a drag carries ("" when none): a USD file path or a lunco:// / twin:// URI."""
+        if mime.hasFormat(ASSET_MIME):
+            return bytes(mime.data(ASSET_MIME)).decode("utf-8").strip()
+        for url in mime.urls() if mime.hasUrls() else ():
+            path = url.toLocalFile() if url.isLocalFile() else url.toString()
+            if path.lower().endswith(USD_SUFFIXES):
+                return path
+        text = mime.text().strip() if mime.hasText() else ""
+        return text if text.startswith(ASSET_SCHEMES) and text.lower().endswith(USD_SUFFIXES) else ""
+
+    def drop_asset(self, asset: str, x: float, y: float) -> bool:
+        """Drop ``asset`` at canvas pixel (x, y): ``assetDropped`` with where it lands (the focus
+        point when the cursor is over the sky). Returns False for an empty asset."""
+        if not asset:
+            return False
+        point = self.ground_point_at(x, y)
+        self.assetDropped.emit(asset, point if point is not None else self.focus_point())
+        return True
+
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         self._hover_timer.stop()
         self.viewport.close()
@@ -320,3 +382,25 @@ class ViewportWidget(QWidget):
             self.set_manipulator(snapping=not self.snapping)
         elif key in ("1", "3", "7", "5"):
             self.viewport.set_view({"1": "front", "3": "right", "7": "top", "5": "iso"}[key])
+
+
+class _DropFilter(QObject):
+    """Drag and drop on the canvas's native widget (vispy owns its event methods)."""
+
+    def __init__(self, widget: ViewportWidget) -> None:
+        super().__init__(widget)
+        self.widget = widget
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt naming
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
+            if self.widget.dropped_asset(event.mimeData()):
+                event.acceptProposedAction()
+                return True
+            return False
+        if kind == QEvent.Type.Drop:
+            pos = event.position()
+            if self.widget.drop_asset(self.widget.dropped_asset(event.mimeData()), pos.x(), pos.y()):
+                event.acceptProposedAction()
+                return True
+        return False

@@ -103,3 +103,24 @@ def pick(model: SceneModel, ray_origin, ray_dir) -> str | None:
     """Path of the nearest visible prim the ray hits, or None."""
     hit = pick_hit(model, ray_origin, ray_dir)
     return None if hit is None else hit.prim_path
+
+
+def ground_point(model: SceneModel, ray_origin, ray_dir, *, ground_z: float = 0.0) -> np.ndarray | None:
+    """Where something dropped along the ray lands (view frame): the nearest visible surface it
+    hits, else the ground plane ``z = ground_z`` in front of the ray; None when it meets neither
+    (a ray pointing at the sky over empty space)."""
+    hit = pick_hit(model, ray_origin, ray_dir)
+    if hit is not None:
+        return np.asarray(hit.point, np.float64)
+    o = np.asarray(ray_origin, np.float64).reshape(3)
+    d = np.asarray(ray_dir, np.float64).reshape(3)
+    if abs(d[2]) < 1e-9:
+        return None
+    t = (ground_z - o[2]) / d[2]
+    return o + d * t if t > 0 else None
+
+
+def view_to_stage(model: SceneModel, point) -> tuple[float, float, float]:
+    """A view-frame point (metres, +Z up) in the stage's own axes and units."""
+    p = np.linalg.inv(model.stage_to_view) @ np.r_[np.asarray(point, np.float64).reshape(3), 1.0]
+    return float(p[0]), float(p[1]), float(p[2])
