@@ -271,8 +271,10 @@ def build_parser(extra_verbs: Iterable[AddVerbs] = ()) -> argparse.ArgumentParse
 
     add_test_verb(sub)
     from luncosim_core.usd.edit_cli import add_edit_verb
+    from luncosim_core.usd.new_twin import add_new_verb
 
     add_edit_verb(sub)  # edit: typed edits of a scene file
+    add_new_verb(sub)  # new TWIN_DIR: a twin folder with a scene at lunar gravity
     add_scripting_verbs(sub)  # rhai
     add_batch_verb(sub)
     from luncosim_core.mission.cli import add_mission_verb

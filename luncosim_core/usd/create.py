@@ -6,7 +6,8 @@ adds the prim at a free name under the parent. A rigid body comes with its colli
 joint between two bodies gets both frames computed from the bodies' current world poses so it
 starts seated (the anchor between the two bodies, no jump when the simulation resumes); a
 PhysicsScene has lunar gravity; program prims point at a source (a Modelica model or a Rhai
-scenario) the user picks or edits next.
+scenario) the user picks or edits next. :func:`luncosim_core.usd.new_twin.new_twin` makes a whole
+new twin with these recipes.
 """
 
 from __future__ import annotations
@@ -65,9 +66,17 @@ def _typed(type_name: str, extra: Callable[[str], list[Op]] = lambda _p: []):
 
 
 
-def _scene(path: str) -> list[Op]:
-    return [SetAttribute(path=path, name="physics:gravityDirection", value=(0.0, -1.0, 0.0), type_name="vector3f"),
+def lunar_gravity(path: str, up_axis: str = "Y") -> list[Op]:
+    """The ops giving the PhysicsScene at ``path`` lunar gravity (1.62 m/s^2) pulling down the
+    stage's up axis (``"Y"``: (0, -1, 0); ``"Z"``: (0, 0, -1))."""
+    down = (0.0, 0.0, -1.0) if up_axis == "Z" else (0.0, -1.0, 0.0)
+    return [SetAttribute(path=path, name="physics:gravityDirection", value=down, type_name="vector3f"),
             SetAttribute(path=path, name="physics:gravityMagnitude", value=LUNAR_GRAVITY, type_name="float")]
+
+
+def _physics_scene(path: str, stage: Usd.Stage, _at) -> list[Op]:
+    # not transformable: a PhysicsScene has no place, only a gravity along the stage's up axis
+    return [AddPrim(path=path, type_name="PhysicsScene"), *lunar_gravity(path, str(UsdGeom.GetStageUpAxis(stage)))]
 
 
 def _rigid_body(path: str) -> list[Op]:
@@ -98,7 +107,7 @@ RECIPES: dict[str, Recipe] = {r.kind: r for r in (
     Recipe("sphere", "Sphere", "Sphere", _typed("Sphere")),
     Recipe("cylinder", "Cylinder", "Cylinder", _typed("Cylinder")),
     Recipe("capsule", "Capsule", "Capsule", _typed("Capsule")),
-    Recipe("physics_scene", "Physics Scene (lunar gravity)", "PhysicsScene", _typed("PhysicsScene", _scene)),
+    Recipe("physics_scene", "Physics Scene (lunar gravity)", "PhysicsScene", _physics_scene),
     Recipe("rigid_body", "Rigid Body (box, collider, mass)", "Body", _typed("Cube", _rigid_body)),
     Recipe("modelica_program", "Modelica Program", "Program", _typed("Scope", _modelica)),
     Recipe("rhai_scenario", "Rhai Scenario", "Scenario", _typed("Scope", _rhai)),

@@ -9,12 +9,13 @@ runtime and view are sublayers of the session layer, so they compose stronger th
 from __future__ import annotations
 
 import hashlib
+import os
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 from psygnal import Signal
-from pxr import Sdf, Usd
+from pxr import Sdf, Usd, UsdUtils
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.fsutil import atomic_write_text
@@ -59,6 +60,15 @@ class FileStamp:
             return None
 
 
+def _rebased(asset: str, old_dir: Path, new_dir: Path) -> str:
+    """A relative asset path written in ``old_dir`` as the same file seen from ``new_dir``."""
+    if not asset or "://" in asset or os.path.isabs(asset) or asset.startswith(("lunco:", "twin:")):
+        return asset
+    target = os.path.normpath(os.path.join(old_dir, asset))
+    rel = Path(os.path.relpath(target, new_dir)).as_posix()
+    return f"./{rel}" if asset.startswith("./") and not rel.startswith(".") else rel
+
+
 def _read_text(path: Path) -> str | None:
     """The file's text as it is on disk (None for a binary crate or an unreadable file)."""
     try:
@@ -75,6 +85,7 @@ class UsdDocument:
     target_changed = Signal(str)  # the shared edit target ("base" or "runtime") changed
     saved = Signal(str)
     reloaded = Signal()
+    path_changed = Signal(str, str)  # (old, new): Save As made this the new file's document
 
     def __init__(
         self,
@@ -307,6 +318,91 @@ class UsdDocument:
                 atomic_write_text(self.runtime_sidecar, rt)
                 self._runtime_saved_text = rt
         self.saved.emit(str(self.path))
+
+    def save_as(self, path: str | Path, *, overwrite: bool = False, runtime_sidecar: Path | None = None) -> None:
+        """Write the document (its saved text and unsaved edits) to ``path`` and make it that
+        file's document; the old file is left exactly as it is on disk.
+
+        - The write is atomic, and minimal-diff against the old file's text (comments, order and
+          number formats are carried over). Relative asset paths (sublayers, references, payloads,
+          asset values) are rewritten to point at the same files from the new folder; ``twin://``,
+          ``lunco://`` and absolute ones are kept.
+        - Afterwards ``path`` is this document's (``UsdDocument.shared(path)`` hands it out, the
+          old path is released), ``stage`` is a new stage over the new file with the same
+          session, runtime and view layers and edit target, the journal is kept (undo still
+          works, now against the new file) and the document is clean. ``path_changed(old, new)``
+          is emitted, then ``saved(new)``: listeners take ``doc.stage`` and ``doc.path`` again.
+        - The runtime layer persists to ``runtime_sidecar`` when given (the new scene's; the
+          twin knows it: ``Twin.runtime_sidecar(path)``), else it is no longer persisted.
+        - Refused with a :class:`DiagnosticError` (nothing written): a file that is not ``.usda``,
+          an existing file without ``overwrite=True``, a file another open document holds
+          (:class:`DocumentInUse`), a folder outside the document's asset roots (its
+          ``twin://`` and relative paths would not resolve the same), a closed document.
+        """
+        self._check_open()
+        new = Path(path).resolve()
+        if new == self.path:
+            self.save()
+            return
+        self._check_save_as(new, overwrite)
+        text = self._text_for(new)
+        atomic_write_text(new, text)
+        old, old_base = self.path, self.base
+        if _OPEN.get(old) is self:
+            del _OPEN[old]
+        self.path = new
+        self.runtime_sidecar = runtime_sidecar
+        self.persist_runtime = runtime_sidecar is not None
+        self.base, self._stamp = self._base_layer()
+        self._compose()
+        self._base_saved_text = self.base.ExportToString()
+        self._file_text = text
+        self._forms = {}
+        self._saved_state = self.journal.state
+        if not self.private:
+            _OPEN[new] = self
+            try:  # the old file's shared layer shows the file again (its edits went to the new one)
+                reread_layer(old_base, old, self.roots)
+                _READ[old_base.identifier] = FileStamp.of(old)
+            except DiagnosticError:
+                pass  # it is read again by whoever opens it next (it is dirty)
+        if self.persist_runtime and self.runtime_sidecar is not None:
+            self._runtime_saved_text = self.runtime.ExportToString()
+            atomic_write_text(self.runtime_sidecar, self._runtime_saved_text)
+        self.path_changed.emit(str(old), str(new))
+        self.saved.emit(str(new))
+
+    def _check_save_as(self, new: Path, overwrite: bool) -> None:
+        def refuse(code: str, message: str, cls: type[DiagnosticError] = DiagnosticError) -> DiagnosticError:
+            return cls(Diagnostic("error", code, f"cannot save {self.path.name} as {new}: {message}",
+                                  layer=str(new), source="usd"))
+
+        if new.suffix != ".usda":
+            raise refuse("usd-save-as-format", "Save As writes text USD; give a .usda file")
+        holder = _OPEN.get(new)
+        if holder is not None and holder is not self:
+            raise refuse("usd-document-in-use", "another open document holds that file; close it first", DocumentInUse)
+        if new.is_dir() or (new.exists() and not overwrite):
+            raise refuse("usd-save-as-exists", "the file exists (pass overwrite=True to replace it)")
+        if not new.parent.is_dir():
+            raise refuse("usd-save-as-folder", f"the folder {new.parent} does not exist")
+        if not self.roots.contains(new.parent):
+            roots = ", ".join(str(r) for r in self.roots.allowed_roots())
+            raise refuse("usd-save-as-outside", f"it lies outside the twin's roots ({roots}), where its twin:// and "
+                                                "relative asset paths would not resolve the same")
+
+    def _text_for(self, new: Path) -> str:
+        """The file text Save As writes to ``new``: this document's base layer with relative asset
+        paths rebased from the old folder, merged into the old file's text."""
+        after = self.base.ExportToString()
+        if new.parent != self.path.parent:
+            copy = Sdf.Layer.CreateAnonymous(".usda")
+            copy.ImportFromString(after)
+            UsdUtils.ModifyAssetPaths(copy, lambda asset: _rebased(asset, self.path.parent, new.parent))
+            after = copy.ExportToString()
+        if self._file_text is None:
+            return after
+        return merge_edits(self._file_text, self._base_saved_text, after, dict(self._forms))
 
     def reload(self, *, discard: bool = False) -> None:
         """Rebuild everything from source. A dirty document needs ``discard=True``."""

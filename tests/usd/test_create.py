@@ -106,3 +106,13 @@ def test_a_value_outside_the_declared_bounds_is_refused_naming_the_bound(doc):
     with pytest.raises(OpError, match="below the minimum -1"):
         doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=-2))
     doc.apply(SetAttribute(path="/W/Panel", name="inputs:throttle", value=0.5))
+
+
+def test_a_physics_scene_pulls_down_the_stage_up_axis(tmp_path, writer):
+    writer(tmp_path / "twin.toml", 'name = "t"\nversion = "0.1.0"\n[usd]\ndefault_scene = "z.usda"\n')
+    scene = writer(tmp_path / "z.usda", SCENE.replace('upAxis = "Y"', 'upAxis = "Z"'))
+    doc = UsdDocument(scene, open_path(scene).twin.roots)
+    doc.apply(create("physics_scene", doc.stage, "/W", at=(1.0, 2.0, 3.0)))  # a place it cannot take is ignored
+    physics = UsdPhysics.Scene(doc.stage.GetPrimAtPath("/W/PhysicsScene"))
+    assert tuple(physics.GetGravityDirectionAttr().Get()) == (0.0, 0.0, -1.0)
+    assert physics.GetGravityMagnitudeAttr().Get() == pytest.approx(1.62)

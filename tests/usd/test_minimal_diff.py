@@ -252,7 +252,7 @@ def test_metadata_entries_of_a_property_merge_in_the_files_order():
     layer = Sdf.Layer.CreateAnonymous(".usda")
     layer.ImportFromString(original)
     before = layer.ExportToString()
-    layer.GetAttributeAtPath("/W.g").documentation = "new"
-    layer.GetAttributeAtPath("/W.k").documentation = "the k"
+    layer.GetAttributeAtPath("/W.g").SetInfo("documentation", "new")
+    layer.GetAttributeAtPath("/W.k").SetInfo("documentation", "the k")
     merged = merge_edits(original, before, layer.ExportToString())
     assert merged == original.replace('doc = "old"', 'doc = "new"').replace('(doc = "a k")', '(doc = "the k")')
