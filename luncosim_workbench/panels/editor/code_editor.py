@@ -16,8 +16,10 @@ from PySide6.QtWidgets import QWidget
 from pyside6_scintilla import ScintillaEdit
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.language import modelica_lexer as ml
 from luncosim_core.language.rhai import KEYWORDS as RHAI_KEYWORD_LIST
 from luncosim_core.text import Splice, TextDocument
+from luncosim_workbench.panels.editor.container_lexer import ContainerLexer
 
 SC_MOD_INSERTTEXT = 0x1
 SC_MOD_DELETETEXT = 0x2
@@ -31,22 +33,26 @@ SC_MARGIN_SYMBOL, SC_MARGIN_NUMBER = 0, 1
 SC_ORDER_PERFORMSORT = 1
 
 RHAI_KEYWORDS = " ".join(RHAI_KEYWORD_LIST)
-MODELICA_KEYWORDS = ("model block class package connector record function equation algorithm parameter constant "
-                     "input output flow stream discrete extends import within end if then else elseif for loop "
-                     "in when elsewhen while annotation initial partial replaceable redeclare final inner outer "
-                     "and or not true false der pre connect")
-MODELICA_TYPES = "Real Integer Boolean String"
-
 #: colours (0xBBGGRR) per theme: default fore/back, comment, keyword, number, string, caret line, margin
 THEMES = {
     "light": dict(fore=0x202020, back=0xFFFFFF, comment=0x3C8A3C, keyword=0x9E2A00, number=0x0060B0,
-                  string=0x1515A3, caret=0xF3EFEA, margin=0xF0F0F0, margin_fore=0x808080),
+                  string=0x1515A3, caret=0xF3EFEA, margin=0xF0F0F0, margin_fore=0x808080, type=0x8A6A00,
+                  operator=0x505050, annotation=0x909090, builtin=0x7A1E79),
     "dark": dict(fore=0xDCDCDC, back=0x2A2624, comment=0x6A9955, keyword=0xD69C56, number=0xA8CEB5,
-                 string=0x7891CE, caret=0x3A3431, margin=0x2F2B29, margin_fore=0x8A8A8A),
+                 string=0x7891CE, caret=0x3A3431, margin=0x2F2B29, margin_fore=0x8A8A8A, type=0xB0C94E,
+                 operator=0xB4B4B4, annotation=0x7A7A7A, builtin=0xDDA0DD),
 }
-# lexilla's cpp/rust styles: comment kinds, number, keyword(s), string kinds
-_CPP_STYLES = {"comment": (1, 2, 3, 15), "number": (4,), "keyword": (5, 16), "string": (6, 7)}
+# lexilla's rust styles, our Modelica lexer's: comment kinds, number, keyword(s), string kinds ...
 _RUST_STYLES = {"comment": (1, 2, 3, 4), "number": (5,), "keyword": (6, 7, 8), "string": (13, 14, 21, 22)}
+_MODELICA_STYLES = {"comment": (ml.COMMENT,), "number": (ml.NUMBER,), "keyword": (ml.KEYWORD,), "string": (ml.STRING,),
+                    "type": (ml.TYPE,), "operator": (ml.OPERATOR,), "annotation": (ml.ANNOTATION,),
+                    "builtin": (ml.BUILTIN,)}
+FOLD_MARGIN = 2
+SC_MASK_FOLDERS = 0xFE000000
+SC_FOLDLEVELHEADERFLAG = 0x2000
+SC_AUTOMATICFOLD_SHOW, SC_AUTOMATICFOLD_CLICK, SC_AUTOMATICFOLD_CHANGE = 1, 2, 4
+# SC_MARKNUM_FOLDEREND .. SC_MARKNUM_FOLDEROPEN (25..31) -> boxed tree symbols
+FOLD_MARKERS = {25: 13, 26: 15, 27: 11, 28: 10, 29: 9, 30: 12, 31: 14}
 
 # keys the editor takes before the window's shortcuts see them (Ctrl+S saves this file, not the scene)
 EDITOR_KEYS = {
@@ -94,15 +100,16 @@ class CodeEditor(ScintillaEdit):
 
     # -- look ------------------------------------------------------------------------------
     def _setup_lexer(self) -> None:
+        self.lexer = None
         if self.doc.language == "rhai":
             set_lexer(self, create_lexer(Language.RUST))
             self.setKeyWords(0, RHAI_KEYWORDS)
+            self.setProperty("fold", "1")
+            self.setProperty("fold.comment", "1")
             self._styles = _RUST_STYLES
-        else:  # Lexilla has no Modelica lexer: the C-family one with Modelica's keywords
-            set_lexer(self, create_lexer(Language.CPP))
-            self.setKeyWords(0, MODELICA_KEYWORDS)
-            self.setKeyWords(1, MODELICA_TYPES)
-            self._styles = _CPP_STYLES
+        else:  # Lexilla has no Modelica lexer: ours, driven from Python (container lexing)
+            self.lexer = ContainerLexer(self)
+            self._styles = _MODELICA_STYLES
         self.setMarginTypeN(0, SC_MARGIN_NUMBER)
         self.setMarginWidthN(0, 48)
         self.setMarginTypeN(1, SC_MARGIN_SYMBOL)
@@ -115,6 +122,7 @@ class CodeEditor(ScintillaEdit):
         for indic, colour in ((ERROR_INDICATOR, 0x2020E0), (WARNING_INDICATOR, 0x10A0E0)):
             self.indicSetStyle(indic, INDIC_SQUIGGLEPIXMAP)
             self.indicSetFore(indic, colour)
+        self._setup_folding()
         self.setCaretLineVisible(True)
         self.setTabWidth(4)
         self.setUseTabs(False)
@@ -125,6 +133,29 @@ class CodeEditor(ScintillaEdit):
         self.autoCSetIgnoreCase(True)
         self.autoCSetSeparator(ord(" "))
 
+    def _setup_folding(self) -> None:
+        """A fold margin (boxed +/- tree) whose clicks fold; an edit that hides a fold line shows it."""
+        self.setMarginTypeN(FOLD_MARGIN, SC_MARGIN_SYMBOL)
+        self.setMarginMaskN(FOLD_MARGIN, SC_MASK_FOLDERS)
+        self.setMarginWidthN(FOLD_MARGIN, 14)
+        self.setMarginSensitiveN(FOLD_MARGIN, True)
+        for number, symbol in FOLD_MARKERS.items():
+            self.markerDefine(number, symbol)
+        # CHANGE (show lines when the fold structure changes) makes Scintilla style every line
+        # of a changed fold, one call per line: too slow for our Python lexer, which expands a
+        # folded block itself when its header goes away
+        self.setAutomaticFold(SC_AUTOMATICFOLD_SHOW | SC_AUTOMATICFOLD_CLICK
+                              | (SC_AUTOMATICFOLD_CHANGE if self.lexer is None else 0))
+        self.setFoldFlags(16)  # SC_FOLDFLAG_LINEAFTER_CONTRACTED: a line under a folded block
+
+    def fold_points(self) -> list[tuple[int, int]]:
+        """(first, last) 1-based lines of every foldable block (what the fold margin offers)."""
+        out = []
+        for line in range(self.lineCount()):
+            if self.foldLevel(line) & SC_FOLDLEVELHEADERFLAG:
+                out.append((line + 1, self.lastChild(line, -1) + 1))
+        return out
+
     def apply_theme(self, theme: str) -> None:
         c = THEMES.get(theme, THEMES["light"])
         self.styleSetFont(32, "DejaVu Sans Mono")
@@ -132,9 +163,14 @@ class CodeEditor(ScintillaEdit):
         self.styleSetFore(32, c["fore"])
         self.styleSetBack(32, c["back"])
         self.styleClearAll()
-        for kind in ("comment", "number", "keyword", "string"):
-            for style in self._styles[kind]:
+        for kind, styles in self._styles.items():
+            for style in styles:
                 self.styleSetFore(style, c[kind])
+        for number in FOLD_MARKERS:
+            self.markerSetFore(number, c["back"])
+            self.markerSetBack(number, c["margin_fore"])
+        self.setFoldMarginColour(True, c["margin"])
+        self.setFoldMarginHiColour(True, c["margin"])
         self.styleSetFore(33, c["margin_fore"])  # line numbers
         self.styleSetBack(33, c["margin"])
         self.setCaretLineBack(c["caret"])
@@ -142,7 +178,8 @@ class CodeEditor(ScintillaEdit):
         self.styleSetBold(34, True)
         self.styleSetFore(35, 0x2020E0)  # STYLE_BRACEBAD
         self.setCaretFore(c["fore"])
-        self.colourise(0, -1)
+        if self.lexer is None:  # Lexilla's; ours keeps its style numbers, only their colours changed
+            self.colourise(0, -1)
 
     # -- positions ------------------------------------------------------------------------
     def char_offset(self, pos: int) -> int:
