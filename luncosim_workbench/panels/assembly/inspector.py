@@ -8,16 +8,21 @@ An edit is made only by the user's own gesture: a text field commits when its te
 (Enter, Tab or leaving it) and was changed, Escape puts the shown value back, a refresh of the
 panel (after any edit, from any panel) keeps the text being typed and its focus, and a selection
 change commits what was typed to the prim it was typed for. A field with no authored value is
-empty ("not authored"), never a 0 that a focus change could write; choices ignore the mouse
-wheel unless focused; outputs are read-only.
+empty, its schema's fallback (if any) a greyed placeholder ("0 (fallback)"), never a 0 that a
+focus change could write; choices ignore the mouse wheel unless focused; outputs are read-only.
+
+A value for a port (``inputs:``) is checked against the live port's bounds (``check``: the bounds
+the running simulation knows, its owner's included) before the op is applied, and refused with
+the reason. A transformable prim with no xformOps offers "Add Transform" (one ``SetTransform``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from pxr import Usd
+from pxr import Usd, UsdGeom, UsdPhysics
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,6 +30,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -32,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.usd.document import UsdDocument
-from luncosim_core.usd.ops import Op, OpError, SetAttribute, SetVariantSelection
+from luncosim_core.usd.ops import Op, OpError, SetAttribute, SetTransform, SetVariantSelection
 from luncosim_workbench.panels.assembly.properties import (
     PropertyRow,
     format_value,
@@ -49,8 +55,8 @@ class ValueField(QLineEdit):
         self.row = row
         self.shown = text
         self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.setPlaceholderText("not authored")
-        self.setToolTip(repr(row.value) if row.value is not None else "no authored value")
+        self.setPlaceholderText(fallback_text(row))
+        self.setToolTip(repr(row.value) if row.value is not None else not_authored_tip(row))
         self.setCursorPosition(0)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -62,6 +68,19 @@ class ValueField(QLineEdit):
     def revert(self) -> None:
         self.setText(self.shown)
         self.setModified(False)
+
+
+def fallback_text(row: PropertyRow) -> str:
+    """What an unauthored field shows, greyed: the schema's fallback, or "not authored"."""
+    if row.fallback is None:
+        return "not authored"
+    return f"{format_value(row.fallback)} (fallback)"
+
+
+def not_authored_tip(row: PropertyRow) -> str:
+    if row.fallback is None:
+        return "no authored value"
+    return f"not authored: the schema's fallback {row.fallback!r} applies until a value is typed"
 
 
 class _WheelGuard(QObject):
@@ -79,6 +98,9 @@ class _TabWalk(QObject):
         self.inspector = inspector
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.FocusIn:
+            self.inspector.field_focused(obj)  # the field's row becomes the current property
+            return False
         if event.type() != QEvent.Type.KeyPress or event.key() not in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
             return False
         fields = list(self.inspector.editors.values())
@@ -122,10 +144,15 @@ class PropertyInspector(QWidget):
     through ``apply(op)`` (the panel's ``PanelContext.apply``: the journal, author ``user``)."""
 
     def __init__(self, notify: Callable[[str], None] = lambda _m: None,
-                 apply: Callable[[Op], Op] | None = None, parent=None) -> None:
+                 apply: Callable[[Op], Op] | None = None, parent=None, *,
+                 check: Callable[[str, str, object], str] | None = None,
+                 current_property: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.notify = notify
         self._apply_op = apply
+        self._check = check  # (prim, attribute, value) -> why it may not be written ("" = fine)
+        self._current_property = current_property or (lambda _p: None)  # "/Prim.attr" or ""
+        self.current_name = ""  # the property whose row is current
         self.document: UsdDocument | None = None
         self.prim_path = ""
         self.editors: dict[str, QWidget] = {}
@@ -142,6 +169,11 @@ class PropertyInspector(QWidget):
         top.addWidget(self.target)
         self.target.currentTextChanged.connect(self._on_target_chosen)
         layout.addLayout(top)
+        self.add_transform = QPushButton("Add Transform")
+        self.add_transform.setToolTip("Author translate, rotate (and scale) ops on this prim: one undoable edit")
+        self.add_transform.clicked.connect(self.author_transform)
+        self.add_transform.hide()
+        layout.addWidget(self.add_transform)
         self.variants = QFormLayout()
         layout.addLayout(self.variants)
         self.variant_boxes: dict[str, QComboBox] = {}
@@ -158,6 +190,7 @@ class PropertyInspector(QWidget):
         self.tree.setColumnWidth(0, 170)
         self.tree.setColumnWidth(1, 190)
         self.tree.setColumnWidth(2, 70)
+        self.tree.currentItemChanged.connect(self._on_current_item)
         layout.addWidget(self.tree, 1)
         self._refresh_pending = False
         self._wheel_guard = _WheelGuard(self)
@@ -191,8 +224,30 @@ class PropertyInspector(QWidget):
             for w in self.editors.values():
                 if isinstance(w, ValueField):
                     w.setModified(False)
+            self.current_name = ""
         self.prim_path = path
         self.refresh()
+        self._current_property(f"{path}.{self.current_name}" if path and self.current_name else "")
+
+    # ------------------------------------------------------------------ current property
+    def _on_current_item(self, item, _previous) -> None:
+        if self.tree.signalsBlocked():
+            return
+        self.current_name = item.text(0) if item is not None else ""
+        self._current_property(f"{self.prim_path}.{self.current_name}" if self.current_name else "")
+
+    def field_focused(self, field: QWidget) -> None:
+        """A field took the focus: its row is the current property (as a click on the row is)."""
+        name = next((n for n, w in self.editors.items() if w is field), "")
+        item = self._item(name)
+        if item is not None and self.tree.currentItem() is not item:
+            self.tree.setCurrentItem(item)
+
+    def _item(self, name: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            if self.tree.topLevelItem(i).text(0) == name:
+                return self.tree.topLevelItem(i)
+        return None
 
     def schedule_refresh(self) -> None:
         """Refresh after the current event (an editor may be emitting the signal that edited)."""
@@ -226,9 +281,14 @@ class PropertyInspector(QWidget):
         typed, focus = self._typed()
         for w in self.editors.values():
             w.blockSignals(True)  # a field destroyed here never commits
+        self.tree.blockSignals(True)  # the current property stays what it was
         self.tree.clear()
         self.editors.clear()
         self._fill()
+        item = self._item(self.current_name)
+        if item is not None:
+            self.tree.setCurrentItem(item)
+        self.tree.blockSignals(False)
         for w in self.editors.values():
             w.installEventFilter(self._tab_walk)  # Tab walks the fields in the order shown
         for name, text in typed.items():
@@ -244,6 +304,7 @@ class PropertyInspector(QWidget):
             self.variants.removeRow(0)
         self.variant_boxes.clear()
         prim = self._prim()
+        self.add_transform.setVisible(prim is not None and needs_transform(prim))
         if prim is None:
             self.title.setText("No prim selected" if not self.prim_path else f"{self.prim_path} (gone)")
             return
@@ -272,8 +333,12 @@ class PropertyInspector(QWidget):
                 text = ", ".join(row.value) if row.kind == "relationship" else format_value(row.value)
                 if row.connections:
                     text = (text + "  " if text else "") + "<- " + ", ".join(row.connections)
+                if not row.authored and not row.connections:
+                    text = fallback_text(row) if row.fallback is not None else ""
+                    item.setForeground(1, QBrush(self.palette().color(QPalette.ColorGroup.Disabled,
+                                                                      QPalette.ColorRole.Text)))
                 item.setText(1, text)
-                item.setToolTip(1, text)
+                item.setToolTip(1, text if row.authored or row.connections else not_authored_tip(row))
             else:
                 self.editors[row.name] = editor
                 self.tree.setItemWidget(item, 1, editor)
@@ -285,13 +350,22 @@ class PropertyInspector(QWidget):
         name = row.name
         if row.editor == "bool":
             w = QCheckBox()
-            w.setChecked(bool(row.value))
+            w.setChecked(bool(row.value if row.authored else row.fallback))
+            if not row.authored:
+                w.setText("(fallback)" if row.fallback is not None else "(not authored)")
+                w.setToolTip(not_authored_tip(row))
+                w.setStyleSheet("color: palette(mid)")
             w.toggled.connect(lambda v: self.set_value(name, bool(v)))
             return w
         if row.editor == "token":
             w = QComboBox()
             w.addItems(list(row.allowed))
-            w.setCurrentText(str(row.value or ""))
+            if row.authored:
+                w.setCurrentText(str(row.value))
+            else:
+                w.setCurrentIndex(-1)  # nothing chosen: the fallback is a placeholder
+                w.setPlaceholderText(fallback_text(row))
+                w.setToolTip(not_authored_tip(row))
             w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             w.installEventFilter(self._wheel_guard)
             w.currentTextChanged.connect(lambda v: self.set_value(name, str(v)))
@@ -324,8 +398,23 @@ class PropertyInspector(QWidget):
             self.set_value(row.name, value)
 
     def set_value(self, name: str, value) -> bool:
-        """Apply ``SetAttribute`` for the current prim on the chosen edit target."""
+        """Apply ``SetAttribute`` for the current prim on the chosen edit target (a port's value is
+        first checked against the live port's bounds)."""
+        problem = self._check(self.prim_path, name, value) if self._check is not None else ""
+        if problem:
+            self._show_error(problem)
+            return False
         return self._apply(SetAttribute(path=self.prim_path, name=name, value=value, target=self.edit_target))
+
+    def author_transform(self) -> bool:
+        """"Add Transform": translate, rotateXYZ (and scale, but not on a rigid body) at identity,
+        as one ``SetTransform`` on the chosen edit target."""
+        prim = self._prim()
+        if prim is None:
+            return False
+        body = prim.HasAPI(UsdPhysics.RigidBodyAPI)
+        return self._apply(SetTransform(path=self.prim_path, translate=(0.0, 0.0, 0.0), rotate_xyz=(0.0, 0.0, 0.0),
+                                        scale=None if body else (1.0, 1.0, 1.0), target=self.edit_target))
 
     def _apply(self, op) -> bool:
         if self.document is None:
@@ -347,3 +436,10 @@ class PropertyInspector(QWidget):
         self.error.show()
         self.notify(text)
         self.schedule_refresh()
+
+
+def needs_transform(prim: Usd.Prim) -> bool:
+    """A transformable prim that authors no xformOps yet (the inspector offers to add them)."""
+    if not prim.IsA(UsdGeom.Xformable):
+        return False
+    return not UsdGeom.Xformable(prim).GetOrderedXformOps()

@@ -1,5 +1,6 @@
 """Composed properties of a prim as plain rows (no Qt): value, type, unit, allowed tokens and the
-layer that holds the strongest opinion."""
+layer that holds the strongest opinion. A property nobody authored a value for has ``value``
+None and its schema's ``fallback`` apart, so nothing looks authored that is not."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ class PropertyRow:
     layer: str = ""  # base | runtime | view | <file name> | fallback
     connections: tuple[str, ...] = ()
     size: int = 0  # vector length
+    fallback: Any = None  # the schema's fallback when no layer authors a value (then ``value`` is None)
+
+    @property
+    def authored(self) -> bool:
+        return self.value is not None
 
 
 def layer_label(doc: UsdDocument | None, layer: Sdf.Layer) -> str:
@@ -82,13 +88,17 @@ def property_rows(prim: Usd.Prim, doc: UsdDocument | None = None) -> list[Proper
         kind, size = editor_kind(type_name, allowed)
         if attr.GetName().startswith("outputs:"):
             kind = "readonly"  # produced by the simulation; a wire or program owns it
-        value = attr.Get()
-        if isinstance(value, Sdf.AssetPath):
-            value = value.path
-        rows.append(PropertyRow(attr.GetName(), "attribute", str(type_name), value, kind, unit, allowed, layer,
-                                tuple(str(c) for c in attr.GetConnections()), size))
+        value = _plain(attr.Get())
+        authored = attr.HasAuthoredValue()
+        rows.append(PropertyRow(attr.GetName(), "attribute", str(type_name), value if authored else None, kind, unit,
+                                allowed, layer, tuple(str(c) for c in attr.GetConnections()), size,
+                                None if authored else value))
     rows.sort(key=lambda r: r.name)
     return rows
+
+
+def _plain(value: Any) -> Any:
+    return value.path if isinstance(value, Sdf.AssetPath) else value
 
 
 def parse_vector(text: str, size: int) -> tuple[float, ...]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
@@ -17,7 +19,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from luncosim_core.api import ListPorts
 from luncosim_core.diagnostics import DiagnosticError
+from luncosim_core.ports.bounds import bound_problem_json
 from luncosim_core.usd.create import create, create_joint, create_reference
 from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import AddPrim, AddReference, Batch, MovePrim, RemovePrim
@@ -80,7 +84,9 @@ class AssemblyEditor(PanelWidget):
         self.view.setColumnWidth(2, 70)
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
         split.addWidget(self.view)
-        self.inspector = PropertyInspector(ctx.notify, ctx.apply)
+        self.inspector = PropertyInspector(ctx.notify, ctx.apply, check=self.port_value_problem,
+                                           current_property=ctx.select_property)
+        self._ports: tuple[str, object, Future] | None = None  # (prim, snapshot generation, ListPorts)
         split.addWidget(self.inspector)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
@@ -132,6 +138,8 @@ class AssemblyEditor(PanelWidget):
     def on_selection(self, _added: tuple, _removed: tuple) -> None:
         paths = self.ctx.selection.paths
         self.inspector.show_prim(paths[-1] if paths else "")
+        if paths:
+            self._live_ports(paths[-1])  # asked now, answered by the time a value is typed
         if self._syncing:
             return
         self._syncing = True
@@ -146,6 +154,31 @@ class AssemblyEditor(PanelWidget):
             self.view.selectionModel().select(sel, flags)
         finally:
             self._syncing = False
+
+    # ------------------------------------------------------------------ live port bounds
+    def _live_ports(self, prim: str) -> Future:
+        """The running simulation's ports of ``prim`` (asked again when the projection changed)."""
+        snap = self.ctx.latest
+        generation = snap.generation if snap is not None else None
+        if self._ports is None or self._ports[:2] != (prim, generation):
+            self._ports = (prim, generation, self.ctx.query(ListPorts(prim)))
+        return self._ports[2]
+
+    def port_value_problem(self, prim: str, name: str, value) -> str:
+        """Why ``value`` may not be authored for the port ``inputs:<x>`` of ``prim`` (its live bounds,
+        the owner's included: a controller's min/max behind a rover's input), "" when it may (or
+        when no simulation runs to say)."""
+        namespace, _, bare = name.partition(":")
+        if namespace != "inputs" or isinstance(value, bool) or not isinstance(value, (int, float)):
+            return ""
+        try:
+            result = self._live_ports(prim).result(timeout=1.0)
+        except FutureTimeout:
+            return ""  # the simulation is busy: the document op's own checks still apply
+        if not result.ok:
+            return ""
+        entry = next((p for p in result.value or () if p.get("name") == bare and p.get("direction") == "in"), None)
+        return bound_problem_json(f"{prim}.{bare}", float(value), entry) if entry is not None else ""
 
     # ------------------------------------------------------------------ structure edits
     def _apply(self, op) -> bool:
