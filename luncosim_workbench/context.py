@@ -84,6 +84,8 @@ class PanelContext(QObject):
 
     frames = Signal(object)  # the newest WorkbenchSnapshot, at most once per display frame
     events = Signal(tuple)  # WorkbenchEvents since the previous frame, in order (luncosim_workbench.events)
+    location_opened = Signal(str, int, int)  # open_location's file, line and column (a source editor places its caret)
+    property_selected = Signal(str)  # "/Prim.attr" of the property the inspector shows as current ("" none)
 
     def __init__(self, session: Session, link: SimulationLink, *, notify: Callable[[str], None] = _ignore,
                  open_location: Callable[[str, int], None] = _ignore,
@@ -98,6 +100,7 @@ class PanelContext(QObject):
         self._open_path = open_path
         self._show_mission = show_mission
         self._focus_point = focus_point
+        self._property = ""
         link.frame.connect(self.frames)
         link.events.connect(self.events)
         session.message.connect(self._on_message)
@@ -110,6 +113,17 @@ class PanelContext(QObject):
     def selection(self) -> Selection:
         """The shared prim selection: ``paths``, ``set(paths)``, ``changed(added, removed)``."""
         return self._session.selection
+
+    @property
+    def selected_property(self) -> str:
+        """The property (``/Prim.attr``) current in the inspector, "" when none."""
+        return self._property
+
+    def select_property(self, path: str) -> None:
+        """Make ``path`` (``/Prim.attr``, or "") the current property; ``property_selected`` tells."""
+        if path != self._property:
+            self._property = path
+            self.property_selected.emit(path)
 
     @property
     def documents(self) -> DocumentSet:
@@ -162,9 +176,12 @@ class PanelContext(QObject):
         """A line in the console (and anyone else listening to ``events``)."""
         self._session.log(text)
 
-    def open_location(self, path: str, line: int = 0) -> None:
-        """Show a file (at a line when given)."""
+    def open_location(self, path: str, line: int = 0, column: int | None = None) -> None:
+        """Show a file (at a line when given); ``location_opened`` then tells the panel showing it
+        the column (1-based) too."""
         self._open_location(path, line)
+        if line and column:
+            self.location_opened.emit(str(path), int(line), int(column))
 
     def open_path(self, path: str | Path, preview: str | Path | None = None) -> object:
         """Open a twin, a scene or (``preview``) a library file in the workbench."""
