@@ -77,7 +77,7 @@ def _field(key: str, name: str, v: object) -> object:
         if not isinstance(v, dict):
             raise ValueError(f"'{key}' must be an object of modifier name to value text, not {json.dumps(v)}")
         return tuple((str(k), _text(f"modifiers.{k}", val)) for k, val in v.items())
-    if name in ("cls", "value", "description"):
+    if name in ("cls", "value", "description", "modification"):
         return _text(key, v, optional=True)
     return _text(key, v)
 

@@ -199,11 +199,14 @@ class AddComponent(Op):
     rotation: float | None = None
     origin: Point | None = None
     description: str | None = None
+    modification: str | None = None  # the text inside ``(...)`` verbatim (a copied component's), instead of modifiers
 
     def declaration(self) -> str:
         mods = self.modifiers.items() if isinstance(self.modifiers, Mapping) else self.modifiers
         text = f"{self.type} {self.name}"
-        if mods:
+        if self.modification is not None and self.modification.strip():
+            text += "(" + self.modification + ")"
+        elif mods:
             text += "(" + ", ".join(f"{k} = {v}" for k, v in mods) + ")"
         if self.description:
             text += ' "' + self.description.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -228,6 +231,17 @@ class AddComponent(Op):
         for k, v in mods:
             _check_ident(k.split(".")[0], "modifier")
             _check_expr(v, f"modifier {k} of {self.name}")
+        if self.modification is not None and self.modification.strip():
+            if mods:
+                raise OpError(f"{self.name}: give modifiers or a modification, not both")
+            try:
+                probe = parse(f"model M\n  {self.type} {self.name}({self.modification});\nend M;\n")
+            except ParseError as exc:
+                raise OpError(f"the modification ({self.modification}) of {self.name} does not parse: {exc}") from None
+            comps = probe.classes[0].components if probe.classes else []
+            mod = comps[0].mod if len(comps) == 1 else None
+            if mod is None or probe.text[mod.start:mod.end] != f"({self.modification})":
+                raise OpError(f"the modification ({self.modification}) of {self.name} is not one modification")
         if lib is not None and self.type.split(".")[0] not in ("Real", "Integer", "Boolean", "String") \
                 and lib.resolve(self.type, c) is None:
             raise OpError(f"cannot find class {self.type} from {c.qualified}")

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsPathItem,
+    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
@@ -45,6 +46,7 @@ from luncosim_workbench.panels.diagram.model import (
     PortView,
     WireView,
 )
+from luncosim_workbench.panels.diagram.route import Router, elbow
 
 GRID = 2.0  # diagram units: moves snap to it
 _PATTERN = {"Solid": Qt.PenStyle.SolidLine, "Dash": Qt.PenStyle.DashLine, "Dot": Qt.PenStyle.DotLine,
@@ -244,8 +246,11 @@ class NodeItem(QGraphicsItem):
         super().__init__()
         self.view = view
         self.setTransform(_qt(placement_matrix(view.placement, view.icon.coords), True))
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+        movable = QGraphicsItem.GraphicsItemFlag.ItemIsMovable if not view.inherited else QGraphicsItem.GraphicsItemFlag(0)
+        self.setFlags(movable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        if view.inherited:
+            self.setOpacity(0.75)
         self.setAcceptHoverEvents(True)
         self.ports = [PortItem(self, p) for p in view.ports]
         self.live: dict[str, float] = {}
@@ -256,7 +261,20 @@ class NodeItem(QGraphicsItem):
         self.label.setPos(self._rect.center().x(), self._rect.top())
         self.label.setBrush(QColor(40, 40, 40))
         self.label.setVisible(not any(g.kind == "Text" and "%name" in g.text for g in view.icon.graphics))
+        self.handles = [HandleItem(self, (i, j)) for i in (0, 1) for j in (0, 1)]
+        for h in self.handles:
+            h.setVisible(False)
         self.update_tooltip()
+
+    def show_handles(self, on: bool) -> None:
+        for h in self.handles:
+            h.setVisible(on)
+
+    def preview_placement(self, pl: Placement) -> None:
+        """Draw the icon at ``pl`` while a handle is dragged (the text is not changed yet)."""
+        self.setTransform(_qt(placement_matrix(pl, self.view.icon.coords), True))
+        for w in self.wires:
+            w.reroute(moving=True)
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
@@ -275,7 +293,7 @@ class NodeItem(QGraphicsItem):
     def itemChange(self, change, value):  # noqa: N802 - Qt's name
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
             for w in self.wires:
-                w.reroute()
+                w.reroute(moving=True)
         return super().itemChange(change, value)
 
     def update_tooltip(self) -> None:
@@ -286,6 +304,8 @@ class NodeItem(QGraphicsItem):
         lines = [f"<b>{v.name}</b> : {v.type_name}"]
         if v.description:
             lines.append(v.description)
+        if v.inherited:
+            lines.append("<i>inherited: edited in its base class</i>")
         lines += [f"{k} = {val}" for k, val in v.modifiers.items()]
         if not v.icon.found and v.own_connector is None:
             lines.append(f"<i>class {v.type_name} not found: drawn as a box</i>")
@@ -302,39 +322,155 @@ class NodeItem(QGraphicsItem):
 
 
 class WireItem(QGraphicsPathItem):
-    """A connect: its Line points (diagram coordinates), ends following the connectors."""
+    """A connect: its Line points (diagram coordinates), ends following the connectors. A wire
+    with no points is routed around the icons (``route``: scene points, from the scene's router)
+    and drawn as a plain elbow while its icons are being dragged."""
 
     def __init__(self, view: WireView, a: PortItem | None, b: PortItem | None) -> None:
         super().__init__()
         self.view = view
         self.a, self.b = a, b
+        self.route: list[QPointF] | None = None
+        self.preview: list[QPointF] | None = None  # a bend being dragged
         pen = QPen(QColor(0, 0, 200), 1.5)
         pen.setCosmetic(True)
         self.setPen(pen)
         self.setZValue(-1)
-        self.setToolTip(f"connect({view.a}, {view.b})")
+        self.setToolTip(f"connect({view.a}, {view.b})<br><i>drag a segment to bend it; double-click to add "
+                        "or remove a bend</i>")
         self.reroute()
 
-    def reroute(self) -> None:
+    def ends(self) -> tuple[QPointF | None, QPointF | None]:
         pts = [QPointF(x, -y) for x, y in self.view.points]
         start = self.a.scene_center() if self.a is not None else (pts[0] if pts else None)
         end = self.b.scene_center() if self.b is not None else (pts[-1] if pts else None)
+        return start, end
+
+    def points(self, moving: bool = False) -> list[QPointF]:
+        """The drawn polyline in scene coordinates (``moving``: an icon is being dragged)."""
+        if self.preview is not None:
+            return self.preview
+        start, end = self.ends()
         if start is None or end is None:
-            self.setPath(QPainterPath())
-            return
+            return []
+        pts = [QPointF(x, -y) for x, y in self.view.points]
         if len(pts) >= 2:
             pts[0], pts[-1] = start, end
-        else:
-            mid = (start.x() + end.x()) / 2
-            pts = [start, QPointF(mid, start.y()), QPointF(mid, end.y()), end]
+            return pts
+        if self.route is not None and not moving and self.route[0] == start and self.route[-1] == end:
+            return list(self.route)
+        return [QPointF(x, -y) for x, y in elbow((start.x(), -start.y()), (end.x(), -end.y()))]
+
+    def reroute(self, moving: bool = False) -> None:
+        pts = self.points(moving)
+        if not pts:
+            self.setPath(QPainterPath())
+            return
         path = QPainterPath(pts[0])
         for p in pts[1:]:
             path.lineTo(p)
         self.setPath(path)
 
+    def nearest(self, p: QPointF) -> tuple[int, float]:
+        """The segment nearest the scene point ``p`` and its distance (scene units)."""
+        pts = self.points()
+        best, dist = -1, math.inf
+        for i in range(len(pts) - 1):
+            d = _segment_distance(p, pts[i], pts[i + 1])
+            if d < dist:
+                best, dist = i, d
+        return best, dist
 
-def build_scene(scene: QGraphicsScene, view: DiagramView) -> dict[str, NodeItem]:
-    """Fill ``scene`` with ``view``'s background, nodes and wires; returns the nodes by name."""
+
+def _segment_distance(p: QPointF, a: QPointF, b: QPointF) -> float:
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p.x() - a.x()) * dx + (p.y() - a.y()) * dy) / length2))
+    return math.hypot(p.x() - a.x() - t * dx, p.y() - a.y() - t * dy)
+
+
+def bent(points: list[QPointF], segment: int, delta: QPointF) -> list[QPointF]:
+    """``points`` with ``segment`` dragged by ``delta`` (scene units): a horizontal segment moves
+    up or down, a vertical one sideways, a slanted one both ways; an end segment keeps its
+    connector and gains a bend joining it, so the wire stays attached."""
+    pts = [QPointF(p) for p in points]
+    a, b = pts[segment], pts[segment + 1]
+    horizontal = abs(a.y() - b.y()) < 1e-9
+    vertical = abs(a.x() - b.x()) < 1e-9
+    d = QPointF(0.0, delta.y()) if horizontal and not vertical else (
+        QPointF(delta.x(), 0.0) if vertical and not horizontal else QPointF(delta))
+    if segment + 1 == len(pts) - 1:  # the last segment: keep the end connector
+        pts.insert(len(pts) - 1, QPointF(pts[-1]))
+    if segment == 0:  # the first segment: keep the start connector
+        pts.insert(0, QPointF(pts[0]))
+        segment += 1
+    pts[segment] = pts[segment] + d
+    pts[segment + 1] = pts[segment + 1] + d
+    return pts
+
+
+def with_bend(points: list[QPointF], at: QPointF, tolerance: float) -> list[QPointF]:
+    """``points`` with the bend near ``at`` removed, or one added at ``at`` on the nearest segment."""
+    for i in range(1, len(points) - 1):
+        if math.hypot(points[i].x() - at.x(), points[i].y() - at.y()) <= tolerance:
+            return points[:i] + points[i + 1:]
+    best, dist = 0, math.inf
+    for i in range(len(points) - 1):
+        d = _segment_distance(at, points[i], points[i + 1])
+        if d < dist:
+            best, dist = i, d
+    return points[:best + 1] + [QPointF(at)] + points[best + 1:]
+
+
+class HandleItem(QGraphicsRectItem):
+    """A resize handle at one corner of a selected icon (constant size on the screen)."""
+
+    SIZE = 7.0
+
+    def __init__(self, node: NodeItem, corner: tuple[int, int]) -> None:
+        super().__init__(-self.SIZE / 2, -self.SIZE / 2, self.SIZE, self.SIZE, node)
+        self.node = node
+        self.corner = corner  # (i, j): which of the icon's x and y bounds this corner is (0 low, 1 high)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setBrush(QColor(255, 255, 255))
+        self.setPen(QPen(QColor(0, 120, 215), 0))
+        (cx1, cy1), (cx2, cy2) = node.view.icon.coords
+        self.setPos(QPointF((cx1, cx2)[corner[0]], (cy1, cy2)[corner[1]]))
+        self.setCursor(Qt.CursorShape.SizeFDiagCursor if corner[0] != corner[1] else Qt.CursorShape.SizeBDiagCursor)
+        self.setToolTip("drag to resize")
+        self.setZValue(5)
+
+
+def resized(pl: Placement, coords: Extent, corner: tuple[int, int], to: tuple[float, float]) -> Extent:
+    """The extent of ``pl`` with the icon's ``corner`` (see :class:`HandleItem`) dragged to the
+    diagram point ``to``: the opposite corner stays, rotation and origin are kept, the extent
+    never turns inside out (a flip stays a flip) and never shrinks below one grid step."""
+    i, j = corner
+    (x1, y1), (x2, y2) = pl.extent
+    ex, ey = (x1, x2), (y1, y2)
+    m = placement_matrix(pl, coords)
+    (cx1, cy1), (cx2, cy2) = coords
+    fx, fy = (cx1, cx2)[1 - i], (cy1, cy2)[1 - j]
+    fixed = (m[0] * fx + m[1] * fy + m[4], m[2] * fx + m[3] * fy + m[5])
+    th = math.radians(pl.rotation)
+    cos, sin = math.cos(th), math.sin(th)
+    dx, dy = (to[0] - fixed[0]) / 2, (to[1] - fixed[1]) / 2
+    hx, hy = cos * dx + sin * dy, -sin * dx + cos * dy  # half the new diagonal, unrotated
+    sx, sy = math.copysign(1.0, ex[i] - ex[1 - i]), math.copysign(1.0, ey[j] - ey[1 - j])
+    hx = sx * max(abs(hx) if math.copysign(1.0, hx) == sx else 0.0, GRID / 2)
+    hy = sy * max(abs(hy) if math.copysign(1.0, hy) == sy else 0.0, GRID / 2)
+    # the new centre (relative to the origin) keeps the fixed corner where it is
+    cx = fixed[0] - pl.origin[0] + cos * hx - sin * hy
+    cy = fixed[1] - pl.origin[1] + sin * hx + cos * hy
+    nx, ny = [0.0, 0.0], [0.0, 0.0]
+    nx[i], nx[1 - i] = cx + hx, cx - hx
+    ny[j], ny[1 - j] = cy + hy, cy - hy
+    return ((nx[0], ny[0]), (nx[1], ny[1]))
+
+
+def build_scene(scene: QGraphicsScene, view: DiagramView, route: bool = True) -> dict[str, NodeItem]:
+    """Fill ``scene`` with ``view``'s background, nodes and wires (the unrouted ones routed around
+    the icons when ``route``); returns the nodes by name."""
     scene.clear()
     (x1, y1), (x2, y2) = view.coords  # the class's diagram area, faintly, as OMEdit frames it
     frame = scene.addRect(_rect(((x1, -y1), (x2, -y2))), QPen(QColor(200, 200, 200), 0, Qt.PenStyle.DotLine))
@@ -346,13 +482,17 @@ def build_scene(scene: QGraphicsScene, view: DiagramView) -> dict[str, NodeItem]
         item = NodeItem(nv)
         scene.addItem(item)
         nodes[nv.name] = item
+    wires = []
     for wv in view.wires:
         a, b = find_port(nodes, wv.a), find_port(nodes, wv.b)
         w = WireItem(wv, a, b)
         scene.addItem(w)
+        wires.append(w)
         for p in (a, b):
             if p is not None:
                 p.node.wires.append(w)
+    if route:
+        route_wires(nodes, wires)
     return nodes
 
 
@@ -364,6 +504,26 @@ def find_port(nodes: dict[str, NodeItem], ref: str) -> PortItem | None:
     if not rest:
         return node.ports[0] if node.ports and not node.ports[0].port.name else None
     return node.port(rest.split(".")[0].split("[")[0])
+
+
+def _icon_rect(node: NodeItem) -> tuple[float, float, float, float]:
+    r = node.sceneBoundingRect().adjusted(2, 2, -2, -2)  # without the selection margin
+    return (r.left(), -r.bottom(), r.right(), -r.top())  # diagram coordinates (y up)
+
+
+def route_wires(nodes: dict[str, NodeItem], wires: list[WireItem]) -> None:
+    """Route every wire without Line points around the icons (A* on a coarse grid)."""
+    todo = [w for w in wires if len(w.view.points) < 2 and w.a is not None and w.b is not None]
+    if not todo:
+        return
+    rects = {name: _icon_rect(n) for name, n in nodes.items()}
+    router = Router(list(rects.values()))
+    for w in todo:
+        start, end = w.ends()
+        own = [rects.get(w.a.node.view.name), rects.get(w.b.node.view.name)]
+        pts = router.route((start.x(), -start.y()), (end.x(), -end.y()), *own)
+        w.route = [QPointF(x, -y) for x, y in pts]
+        w.reroute()
 
 
 class _Background(QGraphicsItem):
@@ -384,21 +544,30 @@ class _Background(QGraphicsItem):
 
 
 class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's DiagramView
-    """The view: wheel zoom, middle-button pan, rubber-band selection; drags of selected icons
-    become one ``moved`` request, drags from a connector to another one a ``connect`` request."""
+    """The view: wheel zoom, middle-button pan, rubber-band selection. Gestures become requests
+    (the panel turns them into ops): drags of selected icons one ``moved``, a drag from a
+    connector to another a ``connect``, a dragged wire segment or a double-click on a wire
+    ``wire_edited`` (its new points), a dragged corner handle ``resized``, a double-click on an
+    icon ``open_class_requested``, a right-click ``menu_requested``."""
 
     moved = Signal(dict)  # {component: (dx, dy)} in diagram units, snapped to the grid
     connect_requested = Signal(str, str, QPointF)  # a, b, where the mouse was released (view coordinates)
-    key_command = Signal(str)  # undo, redo, save, delete, rotate, flip_h, flip_v, fit
-    parameters_requested = Signal(str)  # a component was double-clicked
+    key_command = Signal(str)  # undo, redo, save, delete, rotate, flip_h, flip_v, fit, copy, paste, duplicate, parameters
+    parameters_requested = Signal(str)  # Enter on a component (or its menu's Parameters…)
+    open_class_requested = Signal(str)  # a component was double-clicked: show its class's diagram
     class_dropped = Signal(str, QPointF)  # a library class dropped here: its full name, the diagram point
+    wire_edited = Signal(str, str, list)  # a, b, the wire's new points (diagram coordinates, snapped)
+    resized = Signal(str, object)  # component, its new extent
+    menu_requested = Signal(object, QPointF)  # the NodeItem or WireItem under a right-click (or None), view point
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
         QKeySequence.StandardKey.Delete: "delete", QKeySequence.StandardKey.Save: "save",
+        QKeySequence.StandardKey.Copy: "copy", QKeySequence.StandardKey.Paste: "paste",
     }
     _PLAIN = {Qt.Key.Key_R: "rotate", Qt.Key.Key_H: "flip_h", Qt.Key.Key_V: "flip_v", Qt.Key.Key_F: "fit",
-              Qt.Key.Key_Backspace: "delete"}
+              Qt.Key.Key_Backspace: "delete", Qt.Key.Key_Return: "parameters", Qt.Key.Key_Enter: "parameters"}
+    TOLERANCE = 5.0  # pixels: how near a wire a press must be to grab it
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -407,13 +576,30 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setAcceptDrops(True)
+        self.read_only = False  # a library class: no handles, no bends
         self._press: dict[str, QPointF] = {}
         self._wire: QGraphicsLineItem | None = None
         self._from: PortItem | None = None
         self._pan: QPointF | None = None
+        self._bend: tuple[WireItem, int, QPointF, list[QPointF]] | None = None  # wire, segment, press, points
+        self._resize: tuple[HandleItem, Extent | None] | None = None
+        scene.selectionChanged.connect(self.update_handles)
+
+    def update_handles(self) -> None:
+        """Corner handles on the selected icon when exactly one is selected."""
+        try:
+            chosen = [i for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
+        except RuntimeError:  # the scene is going away
+            return
+        for item in self.scene().items():
+            if isinstance(item, NodeItem):
+                item.show_handles(not self.read_only and len(chosen) == 1 and item is chosen[0]
+                                  and not item.view.inherited)
 
     # -- keys: the canvas's own, even where the window binds the same key (Ctrl+Z) ----------------
     def _command(self, event) -> str | None:
+        if event.key() == Qt.Key.Key_D and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
+            return "duplicate"  # before the standard keys: on X11 Ctrl+D is also Delete
         for std, name in self._KEYS.items():
             if event.matches(std):
                 return name
@@ -474,26 +660,84 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
                 return item
         return None
 
+    def _handle_at(self, pos) -> HandleItem | None:
+        for item in self.items(pos):
+            if isinstance(item, HandleItem) and item.isVisible():
+                return item
+        return None
+
+    def _node_at(self, pos) -> NodeItem | None:
+        for item in self.items(pos):
+            if isinstance(item, NodeItem):
+                return item
+            if isinstance(item, PortItem | HandleItem):
+                return item.node
+        return None
+
+    def wire_at(self, pos) -> tuple[WireItem, int] | None:
+        """The wire (and its segment) within a few pixels of the view point ``pos``."""
+        t = self.TOLERANCE
+        box = QRectF(pos.x() - t, pos.y() - t, 2 * t, 2 * t).toRect()
+        p = self.mapToScene(pos)
+        scale = max(abs(self.transform().m11()), 1e-9)
+        best = None
+        for item in self.items(box, Qt.ItemSelectionMode.IntersectsItemBoundingRect):
+            if isinstance(item, WireItem):
+                seg, d = item.nearest(p)
+                if seg >= 0 and d * scale <= t and (best is None or d < best[2]):
+                    best = (item, seg, d)
+        return (best[0], best[1]) if best else None
+
+    def _snap_scene(self, p: QPointF) -> QPointF:
+        return QPointF(round(p.x() / GRID) * GRID, round(p.y() / GRID) * GRID)
+
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan = event.position()
             return
-        port = self._port_at(event.position().toPoint()) if event.button() == Qt.MouseButton.LeftButton else None
+        pos = event.position().toPoint()
+        left = event.button() == Qt.MouseButton.LeftButton
+        if left and not self.read_only and (handle := self._handle_at(pos)) is not None:
+            self._resize = (handle, None)
+            return
+        port = self._port_at(pos) if left else None
         if port is not None:
             self._from = port
             c = port.scene_center()
             self._wire = self.scene().addLine(c.x(), c.y(), c.x(), c.y(), QPen(QColor(255, 140, 0), 0, Qt.PenStyle.DashLine))
             return
+        if left and not self.read_only and self._node_at(pos) is None and (hit := self.wire_at(pos)) is not None:
+            wire, seg = hit
+            self._bend = (wire, seg, self.mapToScene(pos), wire.points())
+            return
         super().mousePressEvent(event)
         self._press = {i.view.name: i.pos() for i in self.scene().selectedItems() if isinstance(i, NodeItem)}
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        for item in self.items(event.position().toPoint()):
-            node = item if isinstance(item, NodeItem) else (item.node if isinstance(item, PortItem) else None)
-            if node is not None and node.view.own_connector is None:
-                self.parameters_requested.emit(node.view.name)
-                return
+        pos = event.position().toPoint()
+        node = self._node_at(pos)
+        if node is not None:
+            if node.view.own_connector is None:
+                self.open_class_requested.emit(node.view.name)
+            return
+        hit = self.wire_at(pos) if not self.read_only else None
+        if hit is not None:
+            wire = hit[0]
+            tolerance = self.TOLERANCE / max(abs(self.transform().m11()), 1e-9)
+            pts = with_bend(wire.points(), self._snap_scene(self.mapToScene(pos)), tolerance * 2)
+            self.wire_edited.emit(wire.view.a, wire.view.b, [(p.x(), -p.y()) for p in pts])
+            return
         super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        pos = event.pos()
+        target = self._node_at(pos)
+        if target is not None and not target.isSelected():
+            self.scene().clearSelection()
+            target.setSelected(True)
+        if target is None and (hit := self.wire_at(pos)) is not None:
+            target = hit[0]
+        self.menu_requested.emit(target, QPointF(pos))
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if self._pan is not None:
@@ -505,6 +749,21 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             line = self._wire.line()
             p = self.mapToScene(event.position().toPoint())
             self._wire.setLine(line.x1(), line.y1(), p.x(), p.y())
+            return
+        if self._bend is not None:
+            wire, seg, press, pts = self._bend
+            d = self._snap_scene(self.mapToScene(event.position().toPoint()) - press)
+            wire.preview = bent(pts, seg, d) if (d.x() or d.y()) else None
+            wire.reroute()
+            return
+        if self._resize is not None:
+            handle, _ = self._resize
+            node = handle.node
+            p = self._snap_scene(self.mapToScene(event.position().toPoint()))
+            extent = resized(node.view.placement, node.view.icon.coords, handle.corner, (p.x(), -p.y()))
+            self._resize = (handle, extent)
+            pl = node.view.placement
+            node.preview_placement(Placement(extent, pl.origin, pl.rotation, pl.has_origin))
             return
         super().mouseMoveEvent(event)
 
@@ -519,6 +778,21 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             source, self._from = self._from, None
             if target is not None and source is not None and target is not source:
                 self.connect_requested.emit(source.ref, target.ref, event.position())
+            return
+        if self._bend is not None:
+            wire, _seg, _press, _pts = self._bend
+            self._bend = None
+            pts, wire.preview = wire.preview, None
+            if pts is not None:
+                self.wire_edited.emit(wire.view.a, wire.view.b, [(p.x(), -p.y()) for p in pts])
+            else:
+                wire.reroute()
+            return
+        if self._resize is not None:
+            handle, extent = self._resize
+            self._resize = None
+            if extent is not None and extent != handle.node.view.placement.extent:
+                self.resized.emit(handle.node.view.name, extent)
             return
         super().mouseReleaseEvent(event)
         self._finish_move()

@@ -62,6 +62,7 @@ class NodeView:
     modifiers: dict[str, str] = field(default_factory=dict)
     description: str = ""
     own_connector: Connector | None = None  # set for a connector of the class itself
+    inherited: bool = False  # declared in a base class: drawn, edited there
 
 
 @dataclass
@@ -69,6 +70,7 @@ class WireView:
     a: str
     b: str
     points: tuple[tuple[float, float], ...] = ()
+    inherited: bool = False
 
 
 @dataclass
@@ -119,38 +121,53 @@ def _ports(lib: Library, comp_cls: ClassDef) -> list[PortView]:
 
 def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
     """The diagram of ``cls``: a node per placed component (its icon and ports), the class's own
-    connectors as nodes, a wire per connect."""
-    view = DiagramView(cls.qualified)
-    if cls.annotation is not None and cls.annotation.arg("Diagram") is not None:
-        view.background = primitives(sd.text, cls.graphics("Diagram"))
-        view.coords = coordinate_extent(sd.text, cls.annotation.arg("Diagram"))
-    for comp in cls.components:
-        pl = placement_of(comp)
-        if pl is None:
-            view.unplaced.append(comp.name)
-            continue
-        comp_cls = lib.resolve(comp.type_name, cls) if comp.type_name not in ("Real", "Integer", "Boolean") else None
-        node = NodeView(comp.name, comp.type_name, pl, icon_of(lib, comp_cls), modifiers=_modifiers(sd.text, comp),
-                        description=comp.description or "")
-        try:
-            node.own_connector = connector_of(lib, cls, comp.name)
-        except ConnectError:
-            node.own_connector = None
-        if node.own_connector is not None:
-            node.ports = [PortView("", Placement(((-100.0, -100.0), (100.0, 100.0))), Icon(found=False), node.own_connector)]
-        elif comp_cls is not None:
-            node.ports = _ports(lib, comp_cls)
-        view.nodes.append(node)
-    for k in cls.connects:
-        pts = ()
-        line = k.line
-        if line is not None and line.mod is not None:
-            from luncosim_core.modelica.syntax.ops import points_of
+    connectors as nodes, a wire per connect; what ``cls`` inherits (components, connects, Diagram
+    graphics) is drawn too, marked ``inherited`` (it is edited in the base class, not here)."""
+    from luncosim_core.modelica.syntax.ops import points_of
 
-            arg = line.mod.arg("points")
+    view = DiagramView(cls.qualified)
+    seen: set[str] = set()
+    for base in reversed(lib.bases(cls)):  # bases first: the class's own items are drawn on top
+        inherited = base is not cls
+        home = lib.home(base)
+        text = sd.text if not inherited else (home.sd.text if home else "")
+        if base.annotation is not None and base.annotation.arg("Diagram") is not None:
+            view.background.extend(primitives(text, base.graphics("Diagram")))
+            view.coords = coordinate_extent(text, base.annotation.arg("Diagram"))
+        for comp in base.components:
+            if comp.name in seen:
+                continue
+            seen.add(comp.name)
+            node = _node(lib, cls, base, comp, text, inherited)
+            if node is None:
+                if not inherited:
+                    view.unplaced.append(comp.name)
+                continue
+            view.nodes.append(node)
+        for k in base.connects:
+            line = k.line
+            arg = line.mod.arg("points") if line is not None and line.mod is not None else None
             pts = tuple(points_of(arg.value) or ()) if arg is not None else ()
-        view.wires.append(WireView(k.a, k.b, pts))
+            view.wires.append(WireView(k.a, k.b, pts, inherited))
     return view
+
+
+def _node(lib: Library, cls: ClassDef, owner: ClassDef, comp: Component, text: str, inherited: bool) -> NodeView | None:
+    pl = placement_of(comp)
+    if pl is None:
+        return None
+    comp_cls = lib.resolve(comp.type_name, owner) if comp.type_name not in ("Real", "Integer", "Boolean") else None
+    node = NodeView(comp.name, comp.type_name, pl, icon_of(lib, comp_cls), modifiers=_modifiers(text, comp),
+                    description=comp.description or "", inherited=inherited)
+    try:
+        node.own_connector = connector_of(lib, cls, comp.name)
+    except ConnectError:
+        node.own_connector = None
+    if node.own_connector is not None:
+        node.ports = [PortView("", Placement(((-100.0, -100.0), (100.0, 100.0))), Icon(found=False), node.own_connector)]
+    elif comp_cls is not None:
+        node.ports = _ports(lib, comp_cls)
+    return node
 
 
 @dataclass(frozen=True)
@@ -301,6 +318,115 @@ class DiagramEdits:
 def _independent(ops: list[Op] | tuple[Op, ...]) -> bool:
     names = [op.component for op in ops if isinstance(op, SetPlacement)]
     return len(ops) > 1 and len(names) == len(ops) and len(set(names)) == len(names)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A copied component: what AddComponent needs to declare it again."""
+
+    name: str
+    type: str  # its class's full name (so it resolves wherever it is pasted)
+    modification: str | None
+    description: str | None
+    placement: Placement | None
+
+
+@dataclass(frozen=True)
+class Clipboard:
+    """Copied components and the connections among them (with their Line points)."""
+
+    parts: tuple[Part, ...]
+    connects: tuple[tuple[str, str, tuple[tuple[float, float], ...]], ...]
+    text: str  # the declarations as Modelica text (for pasting into an editor)
+
+    def ops(self, cls: str | None, taken: set[str], offset: tuple[float, float]) -> tuple[list[Op], list[str]]:
+        """AddComponent for each part (named uniquely against ``taken``, moved by ``offset``) and
+        AddConnection for each connect among them; and the new names."""
+        from luncosim_core.modelica.syntax.catalog import copy_name
+        from luncosim_core.modelica.syntax.ops import AddComponent, AddConnection
+
+        dx, dy = offset
+        renamed: dict[str, str] = {}
+        ops: list[Op] = []
+        for p in self.parts:
+            new = copy_name(p.name, taken)
+            taken.add(new)
+            renamed[p.name] = new
+            pl = p.placement
+            extent = origin = rotation = None
+            if pl is not None:
+                (x1, y1), (x2, y2) = pl.extent
+                if pl.has_origin:
+                    origin, extent = (pl.origin[0] + dx, pl.origin[1] + dy), pl.extent
+                else:
+                    extent = ((x1 + dx, y1 + dy), (x2 + dx, y2 + dy))
+                rotation = pl.rotation or None
+            ops.append(AddComponent(cls, p.type, new, extent=extent, rotation=rotation, origin=origin,
+                                    description=p.description, modification=p.modification))
+
+        def ref(r: str) -> str:
+            head, dot, rest = r.partition(".")
+            base, bracket, idx = head.partition("[")
+            return renamed[base] + bracket + idx + dot + rest
+
+        for a, b, pts in self.connects:
+            moved_pts = tuple((x + dx, y + dy) for x, y in pts) or None
+            ops.append(AddConnection(cls, ref(a), ref(b), moved_pts))
+        return ops, list(renamed.values())
+
+
+def clip(edits: DiagramEdits, cls: ClassDef, names: list[str]) -> Clipboard:
+    """The components ``names`` of ``cls`` (builtin-typed ones, the class's own connectors, are
+    left out) and the connects whose both ends are among them."""
+    from luncosim_core.modelica.syntax.ops import points_of
+
+    text = edits.text
+    parts: list[Part] = []
+    lines: list[str] = []
+    for name in names:
+        comp = cls.component(name)
+        if comp is None or comp.type_name in ("Real", "Integer", "Boolean", "String"):
+            continue
+        target = edits.lib.resolve(comp.type_name, cls)
+        home = edits.lib.home(target) if target is not None else None
+        mod = text[comp.mod.start + 1:comp.mod.end - 1] if comp.mod is not None else None
+        parts.append(Part(name, home.full if home else comp.type_name, mod, comp.description, placement_of(comp)))
+        lines.append(text[comp.clause_start:comp.clause_end] if comp.declarators == 1 else
+                     f"{comp.type_name} {text[comp.start:comp.end]};")
+    kept = {p.name for p in parts}
+    connects = []
+    for k in cls.connects:
+        heads = {r.split(".")[0].split("[")[0] for r in (k.a, k.b)}
+        if heads <= kept:
+            arg = k.line.mod.arg("points") if k.line is not None and k.line.mod is not None else None
+            pts = tuple(points_of(arg.value) or ()) if arg is not None else ()
+            connects.append((k.a, k.b, pts))
+            lines.append(text[k.start:k.end])
+    return Clipboard(tuple(parts), tuple(connects), "\n".join(lines))
+
+
+def duplicate_class(text: str, cls: ClassDef, full: str, folder: Path) -> tuple[Path, str]:
+    """An editable copy of ``cls`` (its text in ``text``): renamed ``<Name>Copy`` (a free file name
+    in ``folder``), placed ``within`` the package it came from so its names still resolve."""
+    import re
+
+    k = 1
+    new = f"{cls.name}Copy"
+    while (folder / f"{new}.mo").exists():
+        k += 1
+        new = f"{cls.name}Copy{k}"
+    body = text[cls.start:cls.end]
+    head = re.compile(rf"\b{re.escape(cls.name)}\b")
+    body = head.sub(new, body, count=1)
+    tail = body.rfind("end")
+    if tail >= 0:
+        body = body[:tail] + re.sub(rf"end\s+{re.escape(cls.name)}\b", f"end {new}", body[tail:], count=1)
+    indent = text[text.rfind("\n", 0, cls.start) + 1:cls.start]
+    if indent and not indent.strip():
+        body = "\n".join(ln[len(indent):] if ln.startswith(indent) else ln for ln in body.split("\n"))
+    package = full.rpartition(".")[0]
+    out = (f"within {package};\n" if package else "") + body.rstrip() + ";\n"  # the class ends before its ';'
+    return folder / f"{new}.mo", out
 
 
 def live_values(port_keys: tuple[str, ...], values: object, prims: tuple[str, ...]) -> dict[str, float]:

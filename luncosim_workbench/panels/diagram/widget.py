@@ -18,12 +18,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDockWidget,
     QFileDialog,
     QGraphicsScene,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QMessageBox,
     QSplitter,
     QToolButton,
@@ -34,7 +36,8 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
-from luncosim_core.modelica.syntax.catalog import Catalog, component_name, palette
+from luncosim_core.fsutil import atomic_write_text
+from luncosim_core.modelica.syntax.catalog import Catalog, bundled_library, component_name, palette
 from luncosim_core.modelica.syntax.geometry import moved, placement_of
 from luncosim_core.modelica.syntax.ops import (
     AddComponent,
@@ -42,6 +45,8 @@ from luncosim_core.modelica.syntax.ops import (
     Op,
     OpError,
     RemoveComponent,
+    RemoveConnection,
+    SetLinePoints,
     SetParameter,
     SetPlacement,
 )
@@ -50,8 +55,22 @@ from luncosim_core.text import TextConflict, TextDocument
 from luncosim_core.twin.roots import default_lunco_root
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.diagram.browser import LibraryBrowser
-from luncosim_workbench.panels.diagram.canvas import GRID, DiagramView_, NodeItem, build_scene
-from luncosim_workbench.panels.diagram.model import DiagramEdits, Transaction, icon_of, live_values
+from luncosim_workbench.panels.diagram.canvas import (
+    GRID,
+    DiagramView_,
+    NodeItem,
+    WireItem,
+    build_scene,
+)
+from luncosim_workbench.panels.diagram.model import (
+    Clipboard,
+    DiagramEdits,
+    Transaction,
+    clip,
+    duplicate_class,
+    icon_of,
+    live_values,
+)
 from luncosim_workbench.panels.diagram.params import ParametersDialog
 from luncosim_workbench.plugins import PanelWidget
 
@@ -74,6 +93,14 @@ class DiagramPanel(PanelWidget):
         self.view.connect_requested.connect(self._connect)
         self.view.key_command.connect(self.command)
         self.view.parameters_requested.connect(self.edit_parameters)
+        self.view.open_class_requested.connect(self.open_class)
+        self.view.wire_edited.connect(self._wire_edited)
+        self.view.resized.connect(self._resized)
+        self.view.menu_requested.connect(self._menu)
+        self.read_only: str | None = None  # why the class shown cannot be edited (a library class)
+        self.history: list[tuple[Path, str | None, str | None]] = []  # drilled out of: path, class, read-only why
+        self.clipboard: Clipboard | None = None
+        self._pastes = 0
         self.dialog: ParametersDialog | None = None
         self._prims: tuple[str, ...] = ()
         self._prims_key: tuple = ()
@@ -99,6 +126,18 @@ class DiagramPanel(PanelWidget):
             b.setToolTip(tip)
             b.clicked.connect(fn)
             bar.addWidget(b)
+        self.back_button = QToolButton()
+        self.back_button.setText("Back")
+        self.back_button.setToolTip("Back to the class this one was opened from")
+        self.back_button.clicked.connect(self.back)
+        self.back_button.setEnabled(False)
+        bar.insertWidget(1, self.back_button)
+        self.duplicate_button = QToolButton()
+        self.duplicate_button.setText("Duplicate to edit")
+        self.duplicate_button.setToolTip("This library class is read-only here: copy it into an editable file")
+        self.duplicate_button.clicked.connect(self.duplicate_to_edit)
+        self.duplicate_button.setVisible(False)
+        bar.addWidget(self.duplicate_button)
         self.library_button = QToolButton()
         self.library_button.setText("Library")
         self.library_button.setCheckable(True)
@@ -128,11 +167,15 @@ class DiagramPanel(PanelWidget):
         if path:
             self.open_file(Path(path))
 
-    def open_file(self, path: Path | str, cls: str | None = None) -> bool:
-        """Show ``cls`` of the file (default: its first model); False (and a message) if it cannot."""
+    def open_file(self, path: Path | str, cls: str | None = None, *, read_only: str | None = None,
+                  keep_history: bool = False) -> bool:
+        """Show ``cls`` of the file (default: its first model); False (and a message) if it cannot.
+        ``read_only``: why it may not be edited here (a library class drilled into)."""
         path = Path(path).resolve()
+        if not keep_history:
+            self.history.clear()
         try:
-            doc = self._document(path)
+            doc = self._document(path, share=read_only is None or self.ctx.documents.get(path) is not None)
             edits = DiagramEdits(doc, self._roots())
         except (OSError, ValueError) as exc:  # unreadable (UnreadableFile), not UTF-8, does not parse
             self.say(f"Cannot open {path.name}: {exc}")
@@ -143,7 +186,11 @@ class DiagramPanel(PanelWidget):
             self.cls = self.edits.choose_class(cls)
         except OpError:  # not a class of this file: its first one with connections
             self.cls = self.edits.choose_class(None)
+        if self.cls is not None and self.cls not in names:
+            names = [*names, self.cls]  # a connector or record drilled into
         self._set_classes(names)
+        self.set_read_only(read_only)
+        self.back_button.setEnabled(bool(self.history))
         self.rebuild(keep_view=False)
         self._reveal()
         self.fit()
@@ -203,16 +250,24 @@ class DiagramPanel(PanelWidget):
             self.view.setFocus()
         return tx
 
-    def _document(self, path: Path) -> TextDocument:
-        """The file's one TextDocument: the open one (an editor's) or a new one joining the set."""
+    def _document(self, path: Path, share: bool = True) -> TextDocument:
+        """The file's one TextDocument: the open one (an editor's) or a new one joining the set
+        (``share=False``: a read-only look at a library file keeps its own, outside the set)."""
         doc = self.ctx.documents.get(path)
         if isinstance(doc, TextDocument):
             if not doc.dirty and doc.external_change():
                 doc.reload()  # a clean buffer of a file changed on disk: take the disk's text
             return doc
         doc = TextDocument(path)
-        self.ctx.documents.add(doc)
+        if share:
+            self.ctx.documents.add(doc)
         return doc
+
+    def set_read_only(self, why: str | None) -> None:
+        self.read_only = why
+        self.view.read_only = why is not None
+        self.duplicate_button.setVisible(why is not None)
+        self.view.update_handles()
 
     def _attach(self, doc: TextDocument, edits: DiagramEdits) -> None:
         if self.doc is not doc:
@@ -376,6 +431,10 @@ class DiagramPanel(PanelWidget):
         """One gesture's ops as one transaction; a refusal changes nothing and says why."""
         if self.edits is None or self.doc is None or not ops:
             return None
+        if self.read_only is not None:
+            self.rebuild()  # put dragged icons back
+            self.say(f"{label} refused: {self.read_only}", at)
+            return None
         if self.doc.external_change() and not self.doc.dirty:  # changed on disk: edit what is there now
             self.doc.reload()
             self.say(f"{label} not made: {self.doc.path.name} changed on disk and was reloaded", at)
@@ -411,12 +470,19 @@ class DiagramPanel(PanelWidget):
         return [cls.component(n) for n in self.selected()] if cls is not None else []
 
     def command(self, name: str) -> None:
-        """A canvas key: undo, redo, delete, rotate (R), flip_h (H), flip_v (V), fit (F)."""
-        if name in ("undo", "redo", "fit", "save"):
+        """A canvas key: undo, redo, save, fit (F), copy, paste, duplicate (Ctrl+D), parameters
+        (Enter), delete, rotate (R), flip_h (H), flip_v (V)."""
+        if name in ("undo", "redo", "fit", "save", "copy", "paste", "duplicate"):
             getattr(self, name)()
             return
         comps = [c for c in self._placed() if c is not None]
         if not comps:
+            inherited = [n for n in self.selected() if n in self.nodes and self.nodes[n].view.inherited]
+            if inherited:
+                self.say(f"{', '.join(inherited)}: inherited from a base class, edited there")
+            return
+        if name == "parameters":
+            self.edit_parameters(comps[0].name)
             return
         if name == "delete":
             self.apply([RemoveComponent(self.cls, c.name) for c in comps], "Delete")
@@ -431,6 +497,151 @@ class DiagramPanel(PanelWidget):
             elif name == "flip_v":
                 ops.append(SetPlacement(self.cls, c.name, flip_v=not (p and p.flip_v)))
         self.apply(ops, {"rotate": "Rotate", "flip_h": "Flip horizontally", "flip_v": "Flip vertically"}[name])
+
+    def _wire_edited(self, a: str, b: str, points: list) -> None:
+        pts = tuple((round(x / GRID) * GRID, round(y / GRID) * GRID) for x, y in points)
+        self.apply([SetLinePoints(self.cls, a, b, pts)], "Bend connection")
+
+    def _resized(self, name: str, extent) -> None:
+        self.apply([SetPlacement(self.cls, name, extent=extent)], f"Resize {name}")
+
+    # -- copy, paste, duplicate -----------------------------------------------------------------------
+    def copy(self) -> int:
+        """Keep the selected components (and the connections among them) for Paste; how many."""
+        cls = self.edits.sd.find(self.cls) if self.edits and self.cls else None
+        if cls is None:
+            return 0
+        self.clipboard = clip(self.edits, cls, self.selected())
+        self._pastes = 0
+        if self.clipboard.parts:
+            QApplication.clipboard().setText(self.clipboard.text)
+            self.message.setText(f"Copied {len(self.clipboard.parts)} component(s)")
+        return len(self.clipboard.parts)
+
+    def paste(self) -> Transaction | None:
+        """Add copies of the copied components, named uniquely and offset, with the connections
+        among them: one transaction."""
+        cls = self.edits.sd.find(self.cls) if self.edits and self.cls else None
+        if cls is None or self.clipboard is None or not self.clipboard.parts:
+            return None
+        self._pastes += 1
+        taken = {c.name for b in self.edits.lib.bases(cls) for c in b.components} | {c.name for c in cls.classes}
+        ops, names = self.clipboard.ops(self.cls, taken, (10.0 * self._pastes, -10.0 * self._pastes))
+        tx = self.apply(ops, f"Paste {len(names)} component{'s' if len(names) != 1 else ''}")
+        if tx is not None:
+            self.scene.clearSelection()
+            for n in names:
+                if n in self.nodes:
+                    self.nodes[n].setSelected(True)
+        return tx
+
+    def duplicate(self) -> Transaction | None:
+        return self.paste() if self.copy() else None
+
+    # -- drilling into classes -----------------------------------------------------------------------
+    def _library_file(self, path: Path) -> bool:
+        """Whether ``path`` belongs to a library (bundled, LunCoSim's) rather than to the twin."""
+        twin = self.ctx.workspace.twin
+        real = path.resolve()
+        if twin is not None and real.is_relative_to(Path(twin.root).resolve()):
+            return False
+        libs = [bundled_library().resolve()]
+        lunco = Path(twin.roots.lunco_root) if twin is not None else default_lunco_root()
+        libs.append((lunco / "models").resolve())
+        return any(real.is_relative_to(r) for r in libs)
+
+    def open_class(self, name: str) -> bool:
+        """Show the diagram of component ``name``'s class (a library class read-only)."""
+        cls = self.edits.sd.find(self.cls) if self.edits and self.cls else None
+        found = self.edits.lib.element(cls, name) if cls is not None else None
+        if found is None:
+            return False
+        comp, owner = found
+        target = self.edits.lib.resolve(comp.type_name, owner)
+        home = self.edits.lib.home(target) if target is not None else None
+        if home is None:
+            self.say(f"Cannot open {comp.type_name}: the class is not found from {self.edits.path.name}")
+            return False
+        path = home.path or self.edits.path
+        why = None
+        if path.resolve() != self.edits.path and self._library_file(path):
+            why = f"{home.full} is a library class, read-only here: Duplicate to edit makes an editable copy"
+        self.history.append((self.edits.path, self.cls, self.read_only))
+        if not self.open_file(path, home.full, read_only=why, keep_history=True):
+            self.history.pop()
+            return False
+        self.message.setText(f"{home.full}" + (" (library class, read-only)" if why else ""))
+        return True
+
+    def back(self) -> bool:
+        if not self.history:
+            return False
+        path, cls, why = self.history.pop()
+        return self.open_file(path, cls, read_only=why, keep_history=True)
+
+    def duplicate_to_edit(self) -> Path | None:
+        """Copy the read-only class shown into an editable file (the twin's ``models/`` folder,
+        else beside the file it was opened from), renamed ``<Name>Copy``, and show that."""
+        cls = self.edits.sd.find(self.cls) if self.edits and self.cls else None
+        home = self.edits.lib.home(cls) if cls is not None else None
+        if cls is None or home is None:
+            return None
+        twin = self.ctx.workspace.twin
+        if twin is not None:
+            folder = Path(twin.root) / "models"
+        elif self.history:
+            folder = self.history[0][0].parent
+        else:
+            folder = Path.home()
+        try:
+            path, text = duplicate_class(self.edits.text, cls, home.full, folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, text)
+        except OSError as exc:
+            self.say(f"Cannot duplicate {home.full}: {exc}")
+            return None
+        self.history.append((self.edits.path, self.cls, self.read_only))
+        self.open_file(path, keep_history=True)
+        self.say(f"Duplicated {home.full} as {path.stem} in {path}: edit it here")
+        return path
+
+    # -- the context menu -----------------------------------------------------------------------------
+    def _menu(self, target, at: QPointF) -> None:
+        menu = self.context_menu(target)
+        menu.exec(self.view.viewport().mapToGlobal(QPoint(int(at.x()), int(at.y()))))
+
+    def context_menu(self, target) -> QMenu:
+        """The actions for a right-click on ``target`` (a NodeItem, a WireItem or None)."""
+        menu = QMenu(self)
+        ro = self.read_only is not None
+
+        def add(text: str, fn, enabled: bool = True) -> None:
+            act = menu.addAction(text)
+            act.triggered.connect(fn)
+            act.setEnabled(enabled)
+
+        if isinstance(target, NodeItem):
+            name = target.view.name
+            add("Parameters…\tEnter", lambda: self.edit_parameters(name), target.view.own_connector is None)
+            add("Open class", lambda: self.open_class(name), target.view.own_connector is None)
+            menu.addSeparator()
+            for text, cmd in (("Rotate\tR", "rotate"), ("Flip horizontally\tH", "flip_h"),
+                              ("Flip vertically\tV", "flip_v")):
+                add(text, lambda _c=False, c=cmd: self.command(c), not ro)
+            menu.addSeparator()
+            add("Copy\tCtrl+C", self.copy)
+            add("Duplicate\tCtrl+D", self.duplicate, not ro)
+            add("Delete\tDel", lambda: self.command("delete"), not ro)
+        elif isinstance(target, WireItem):
+            a, b = target.view.a, target.view.b
+            pts = [(p.x(), -p.y()) for p in target.points()]
+            add("Route around icons", lambda: self._wire_edited(a, b, pts), not ro and len(target.view.points) < 2)
+            add("Remove bends", lambda: self._wire_edited(a, b, [pts[0], pts[-1]]), not ro and len(pts) > 2)
+            add("Delete connection", lambda: self.apply([RemoveConnection(self.cls, a, b)], "Delete connection"), not ro)
+        else:
+            add("Paste\tCtrl+V", self.paste, not ro and self.clipboard is not None)
+            add("Fit\tF", self.fit)
+        return menu
 
     def edit_parameters(self, name: str) -> ParametersDialog | None:
         """Open the Parameters dialog of component ``name`` (non-blocking; OK applies, as one

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import shutil
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLineEdit
 
 from luncosim_core.modelica.syntax.ops import AddConnection, RemoveComponent, SetPlacement
 
 from .gestures import at_node, at_port, changed_lines, click, drag
-from .gestures import send as _send
 
 
 def test_drag_connect_refuses_incompatible_connectors_and_joins_compatible_ones(panel, qtbot, rc_file):
@@ -117,12 +115,9 @@ def test_parameters_dialog_shows_inherited_parameters_and_refuses_bad_values(pan
                     'end Pack;\n')
     original = path.read_text()
     assert panel.open_file(path)
-    pos = at_node(panel, "bat")
-    _send(panel.view, QEvent.Type.MouseButtonPress, pos, Qt.MouseButton.LeftButton)
-    _send(panel.view, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
-    ev = QMouseEvent(QEvent.Type.MouseButtonDblClick, QPointF(pos), QPointF(panel.view.viewport().mapToGlobal(pos)),
-                     Qt.MouseButton.LeftButton, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(panel.view.viewport(), ev)
+    click(panel.view, at_node(panel, "bat"))
+    panel.view.setFocus()
+    qtbot.keyClick(panel.view, Qt.Key.Key_Return)  # Enter on a selected component: its Parameters
     dialog = panel.dialog
     assert dialog is not None and dialog.isVisible()
     rows = {dialog.table.item(r, 0).text(): [dialog.table.item(r, c).text() for c in range(6)]

@@ -51,20 +51,20 @@ def test_lunco_library_joins_the_browser_when_the_lunco_root_holds_it(panel, ext
 def test_dropping_and_double_clicking_classes_adds_uniquely_named_components(panel, qtbot, rc_file):
     assert panel.open_file(rc_file)
     original = panel.doc.text
-    pos = panel.view.mapFromScene(QPointF(61.3, -39.2))  # diagram point (61.3, 39.2)
+    at = panel.view.mapToScene(panel.view.mapFromScene(QPointF(61.6, -39.6)))  # the pixel nearest (61.6, 39.6)
+    pos = panel.view.mapFromScene(at)
+    snapped = (round(at.x() / 2) * 2, round(-at.y() / 2) * 2)
     _drop(panel, "Workbench.Electrical.Resistor", pos)
     _drop(panel, "Workbench.Electrical.Resistor", pos + QPoint(80, 0))
     ops = [tx.ops for tx in panel.edits.done]
     assert len(ops) == 2 and all(isinstance(o[0], AddComponent) for o in ops)
     first, second = ops[0][0], ops[1][0]
     assert (first.type, first.name, first.extent) == ("Workbench.Electrical.Resistor", "R1", ((-10, -10), (10, 10)))
-    assert first.origin == (62, 40)  # snapped to the 2-unit grid
+    assert first.origin == snapped and snapped in ((60, 38), (60, 40), (62, 38), (62, 40))  # the 2-unit grid
     assert second.name == "R2" and second.origin[0] > first.origin[0]
     assert changed_lines(original, panel.doc.text) == [
-        "  Workbench.Electrical.Resistor R1 annotation(Placement(transformation(origin = {62, 40}, "
-        "extent = {{-10, -10}, {10, 10}})));",
-        f"  Workbench.Electrical.Resistor R2 annotation(Placement(transformation(origin = {{{second.origin[0]:g}, 40}}, "
-        "extent = {{-10, -10}, {10, 10}})));"]
+        f"  Workbench.Electrical.Resistor {op.name} annotation(Placement(transformation(origin = "
+        f"{{{op.origin[0]:g}, {op.origin[1]:g}}}, extent = {{{{-10, -10}}, {{10, 10}}}})));" for op in (first, second)]
     assert panel.selected() == ["R2"] and "R2" in panel.nodes
     # double-click in the browser: placed in the middle of the view
     item = panel.browser.items["Modelica.Electrical.Analog.Basic.Capacitor"]
