@@ -81,6 +81,9 @@ class EditorPanel(PanelWidget):
         self._relay = _Relay()
         self._relay.arrived.connect(self._on_diagnostics)
         self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit)
+        location = getattr(ctx, "location_opened", None)
+        if location is not None:
+            location.connect(self._on_location)
 
     # ------------------------------------------------------------------ find and replace
     def _find_bar(self) -> QWidget:
@@ -177,6 +180,12 @@ class EditorPanel(PanelWidget):
         if line:
             editor.go_to(line, column)
         return editor
+
+    def _on_location(self, path: str, line: int, column: int) -> None:
+        """A location opened elsewhere (a diagnostic) names a column: put the caret there."""
+        editor = self.editors.get(Path(path).resolve())
+        if editor is not None and editor is self.current():
+            editor.go_to(line, column)
 
     def current(self) -> CodeEditor | None:
         w = self.tabs.currentWidget()

@@ -127,7 +127,7 @@ def test_twin_browser_and_diagnostics_open_sources_in_the_editor(opened, twin_co
     assert panel.current() is not None and panel.current().doc.path == (twin_copy / SCENARIO).resolve()
     opened.panels["diagnostics"].activate(Diagnostic("error", "rhai.runtime", "boom", layer=str(twin_copy / SCENARIO),
                                                      line=26, column=5, source="rhai"))
-    assert panel.current().cursor_line_col()[0] == 26
+    assert panel.current().cursor_line_col() == (26, 5)  # the diagnostic's line and column
     assert len(panel.editors) == 1  # the same tab, not a second copy
 
 
@@ -187,7 +187,7 @@ def test_live_diagnostics_appear_in_the_diagnostics_panel_and_lead_back(opened, 
     editor.gotoPos(0)
     row = next(i for i, (o, _d) in enumerate(table.model.rows) if o == "editor")
     table._on_activated(table.proxy.mapFromSource(table.model.index(row, 0)))
-    assert panel.current() is editor and editor.cursor_line_col()[0] == 10  # activation leads back
+    assert panel.current() is editor and editor.cursor_line_col() == (10, 9)  # activation leads back to the spot
     _end_of_line(editor, 10)
     qtbot.keyClick(editor, Qt.Key.Key_Backspace)
     qtbot.keyClicks(editor, "1;")
