@@ -1,16 +1,17 @@
 """Icon and Diagram graphics as data (Qt-free): the ``graphics = {...}`` primitives of an annotation
 read into :class:`Primitive` values that a renderer draws.
 
-Rectangle, Line, Ellipse, Polygon and Text are read with their common attributes (extent, points,
-colours, fill pattern, line thickness, radius, rotation and origin, text with ``%name``/``%class``
-substitutions done by the renderer); other primitives (Bitmap) are kept by kind and skipped by the
-canvas, which says so in its tooltip. Values the file computes (``DynamicSelect``) use their
+Rectangle, Line, Ellipse, Polygon, Text and Bitmap are read with their common attributes (extent,
+points, colours, fill pattern, line thickness, radius, rotation and origin, text with
+``%name``/``%class`` substitutions done by the renderer; a Bitmap's ``fileName`` and base64
+``imageSource`` in ``extra``, the file found by :func:`bitmap_path`). Values the file computes (``DynamicSelect``) use their
 static first argument.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from luncosim_core.modelica.syntax.tree import Arg, Value
 
@@ -119,7 +120,9 @@ def primitive(text: str, item: Value) -> Primitive | None:
         text=_string(text, val("textString")) or _string(text, val("string")),
         font_size=_num(val("fontSize")) or 0.0,
         smooth=_enum(val("smooth"), "None") == "Bezier",
-        extra={"visible": _enum(val("visible"), "true")},
+        extra={"visible": _enum(val("visible"), "true"),
+               **({"fileName": _string(text, val("fileName")), "imageSource": _string(text, val("imageSource"))}
+                  if item.name == "Bitmap" else {})},
     )
 
 
@@ -143,3 +146,21 @@ def coordinate_extent(text: str, annotation_layer: Arg | None) -> tuple[tuple[fl
         if len(pts) == 2 and pts[0][0] != pts[1][0] and pts[0][1] != pts[1][1]:
             return pts[0], pts[1]
     return (-100.0, -100.0), (100.0, 100.0)
+
+
+def bitmap_path(file_name: str, home: Path | None, package_dir) -> Path | None:
+    """Where a Bitmap's ``fileName`` points: ``modelica://Pkg.Sub/dir/x.png`` inside the folder of
+    package ``Pkg.Sub`` (``package_dir(name)`` finds it), ``file:///abs/x.png``, or a path relative
+    to the folder of the file declaring the icon (``home``). None when it cannot be placed."""
+    if not file_name:
+        return None
+    if file_name.startswith("modelica://"):
+        rest = file_name[len("modelica://"):]
+        name, _, inner = rest.partition("/")
+        folder = package_dir(name)
+        return (folder / inner) if folder is not None and inner else None
+    if file_name.startswith("file://"):
+        return Path(file_name[len("file://"):])
+    if "://" in file_name:
+        return None
+    return (home.parent / file_name) if home is not None else None

@@ -8,6 +8,8 @@ transform maps its icon coordinates (y up) to the scene, so primitives are drawn
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
@@ -16,11 +18,14 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QImage,
     QKeySequence,
+    QLinearGradient,
     QPainter,
     QPainterPath,
     QPen,
     QPolygonF,
+    QRadialGradient,
     QTransform,
 )
 from PySide6.QtWidgets import (
@@ -35,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from luncosim_core.fsutil import file_problem
 from luncosim_core.modelica.syntax.geometry import Placement
 from luncosim_core.modelica.syntax.graphics import Primitive
 from luncosim_workbench.panels.diagram.browser import CLASS_MIME
@@ -55,7 +61,6 @@ _FILL = {"Solid": Qt.BrushStyle.SolidPattern, "Horizontal": Qt.BrushStyle.HorPat
          "Vertical": Qt.BrushStyle.VerPattern, "Cross": Qt.BrushStyle.CrossPattern,
          "Forward": Qt.BrushStyle.BDiagPattern, "Backward": Qt.BrushStyle.FDiagPattern,
          "CrossDiag": Qt.BrushStyle.DiagCrossPattern}
-# gradients are drawn as their fill colour (a flat approximation)
 _GRADIENTS = frozenset({"HorizontalCylinder", "VerticalCylinder", "Sphere"})
 
 
@@ -99,13 +104,83 @@ def _pen(p: Primitive) -> QPen:
     return pen
 
 
+def _bounds(p: Primitive) -> QRectF:
+    """The primitive's own rectangle (its extent, else its points' box), in icon coordinates."""
+    if p.extent:
+        return _rect(p.extent)
+    if p.points:
+        xs, ys = [x for x, _ in p.points], [y for _, y in p.points]
+        return QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+    return QRectF()
+
+
 def _brush(p: Primitive) -> QBrush:
+    """The fill: a colour with its pattern, or a gradient as Modelica's FillPattern names it
+    (HorizontalCylinder: the line colour at the top and bottom edges, the fill colour along the
+    middle; VerticalCylinder the same across; Sphere: the fill colour at the centre out to the
+    line colour at the rim), as OMEdit draws them."""
     color = _color(p.fill_color)
     if color is None or p.fill_pattern == "None":
         return QBrush(Qt.BrushStyle.NoBrush)
     if p.fill_pattern in _GRADIENTS:
-        return QBrush(color)
+        r = _bounds(p)
+        edge = _color(p.line_color) or QColor(0, 0, 0)
+        if p.fill_pattern == "Sphere":
+            g = QRadialGradient(r.center(), max(r.width(), r.height()) / 2 or 1.0)
+            g.setColorAt(0.0, color)
+            g.setColorAt(1.0, edge)
+        else:
+            if p.fill_pattern == "HorizontalCylinder":
+                g = QLinearGradient(QPointF(r.center().x(), r.top()), QPointF(r.center().x(), r.bottom()))
+            else:
+                g = QLinearGradient(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
+            g.setColorAt(0.0, edge)
+            g.setColorAt(0.5, color)
+            g.setColorAt(1.0, edge)
+        return QBrush(g)
     return QBrush(color, _FILL.get(p.fill_pattern, Qt.BrushStyle.SolidPattern))
+
+
+_IMAGES: dict[str, QImage] = {}  # Bitmap pictures by file or by their base64 text (read once)
+MAX_IMAGE_BYTES = 16 * 1024 * 1024
+
+
+def bitmap_image(p: Primitive) -> QImage | None:
+    """A Bitmap's picture: its ``imageSource`` (base64) or its resolved ``fileName`` (a regular
+    file under the size cap); None when there is none or it does not decode."""
+    source = p.extra.get("imageSource") or ""
+    path = p.extra.get("path") or ""
+    key = ("b64:" + source) if source else ("file:" + path)
+    if key in _IMAGES:
+        image = _IMAGES[key]
+        return None if image.isNull() else image
+    image = QImage()
+    if source:
+        try:
+            data = base64.b64decode("".join(source.split()), validate=False)
+        except (ValueError, binascii.Error):
+            data = b""
+        if len(data) <= MAX_IMAGE_BYTES:
+            image.loadFromData(data)
+    elif path and file_problem(path, "image", MAX_IMAGE_BYTES) is None:
+        image.load(path)
+    _IMAGES[key] = image
+    return None if image.isNull() else image
+
+
+def _paint_bitmap(painter: QPainter, p: Primitive) -> None:
+    rect = _rect(p.extent)
+    image = bitmap_image(p)
+    if rect.isEmpty():
+        return
+    if image is None:  # a frame where the picture would be, so the icon still reads
+        painter.setPen(QPen(QColor(160, 160, 160), 0, Qt.PenStyle.DashLine))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect)
+        return
+    painter.translate(rect.center())
+    painter.scale(1.0, -1.0)  # the picture upright on the screen
+    painter.drawImage(QRectF(-rect.width() / 2, -rect.height() / 2, rect.width(), rect.height()), image)
 
 
 def _rect(extent) -> QRectF:
@@ -149,6 +224,8 @@ def paint_primitive(painter: QPainter, p: Primitive, labels: tuple[str, str, dic
         painter.drawPath(path)
     elif kind == "Text" and p.extent:
         _paint_text(painter, p, substitute(p.text, *labels))
+    elif kind == "Bitmap" and p.extent:
+        _paint_bitmap(painter, p)
     painter.restore()
 
 

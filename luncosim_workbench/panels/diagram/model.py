@@ -12,11 +12,16 @@ after every change, whoever made it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from luncosim_core.modelica.syntax.geometry import Placement, placement_of
-from luncosim_core.modelica.syntax.graphics import Primitive, coordinate_extent, primitives
+from luncosim_core.modelica.syntax.graphics import (
+    Primitive,
+    bitmap_path,
+    coordinate_extent,
+    primitives,
+)
 from luncosim_core.modelica.syntax.ops import Op, OpError, SetPlacement, apply_op
 from luncosim_core.modelica.syntax.parser import ParseError, parse
 from luncosim_core.modelica.syntax.resolve import (
@@ -92,10 +97,29 @@ def icon_of(lib: Library, cls: ClassDef | None, depth: int = 0) -> Icon:
     for base in reversed(lib.bases(cls)):
         home = lib.home(base)
         text = home.sd.text if home else ""
-        graphics.extend(primitives(text, base.graphics("Icon")))
+        graphics.extend(with_bitmaps(lib, primitives(text, base.graphics("Icon")), home.path if home else None))
         if base.annotation is not None and base.annotation.arg("Icon") is not None:
             coords = coordinate_extent(text, base.annotation.arg("Icon"))
     return Icon(graphics, coords, cls.name)
+
+
+def with_bitmaps(lib: Library, prims: list[Primitive], home: Path | None) -> list[Primitive]:
+    """``prims`` with each Bitmap's ``fileName`` resolved to a file (``extra["path"]``)."""
+    if not any(p.kind == "Bitmap" for p in prims):
+        return prims
+
+    def package_dir(name: str) -> Path | None:
+        found = lib.lookup(name)
+        where = lib.home(found) if found is not None else None
+        return where.path.parent if where is not None and where.path is not None else None
+
+    out = []
+    for p in prims:
+        if p.kind == "Bitmap" and p.extra.get("fileName") and not p.extra.get("imageSource"):
+            path = bitmap_path(p.extra["fileName"], home, package_dir)
+            p = replace(p, extra={**p.extra, "path": str(path) if path is not None else ""})
+        out.append(p)
+    return out
 
 
 def _modifiers(text: str, comp: Component) -> dict[str, str]:
@@ -132,7 +156,8 @@ def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
         home = lib.home(base)
         text = sd.text if not inherited else (home.sd.text if home else "")
         if base.annotation is not None and base.annotation.arg("Diagram") is not None:
-            view.background.extend(primitives(text, base.graphics("Diagram")))
+            where = home.path if home is not None and home.path is not None else lib.document
+            view.background.extend(with_bitmaps(lib, primitives(text, base.graphics("Diagram")), where))
             view.coords = coordinate_extent(text, base.annotation.arg("Diagram"))
         for comp in base.components:
             if comp.name in seen:
