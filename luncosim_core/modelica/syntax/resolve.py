@@ -36,6 +36,7 @@ class Library:
         self._files: dict[Path, StoredDefinition | None] = {}
         self._top: dict[str, ClassDef | None] = {}
         self._homes: dict[int, Home] = {}
+        self._member_files: dict[tuple[Path, str], Path | None] = {}
 
     # -- files -----------------------------------------------------------------------------------
     def add(self, sd: StoredDefinition, path: Path | None = None) -> None:
@@ -114,13 +115,14 @@ class Library:
         if home is None or home.path is None or home.path.name != "package.mo" or len(home.chain) != 1:
             return None
         d = home.path.parent
-        for path in (d / name / "package.mo", d / f"{name}.mo"):
-            if path.is_file():
-                sd = self._load(path)
-                hit = next((c for c in sd.classes if c.name == name), None) if sd else None
-                if hit is not None:
-                    return hit
-        return None
+        key = (d, name)
+        if key not in self._member_files:  # where the file would be, looked up once (no stat per lookup)
+            self._member_files[key] = next((p for p in (d / name / "package.mo", d / f"{name}.mo") if p.is_file()), None)
+        path = self._member_files[key]
+        if path is None:
+            return None
+        sd = self._load(path)
+        return next((c for c in sd.classes if c.name == name), None) if sd else None
 
     def lookup(self, qualified: str) -> ClassDef | None:
         parts = qualified.lstrip(".").split(".")

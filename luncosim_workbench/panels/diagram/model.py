@@ -151,6 +151,7 @@ def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
 
     view = DiagramView(cls.qualified)
     seen: set[str] = set()
+    memo: dict[int, tuple[Icon, list[PortView]]] = {}  # a class's icon and ports, once per projection
     for base in reversed(lib.bases(cls)):  # bases first: the class's own items are drawn on top
         inherited = base is not cls
         home = lib.home(base)
@@ -163,7 +164,7 @@ def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
             if comp.name in seen:
                 continue
             seen.add(comp.name)
-            node = _node(lib, cls, base, comp, text, inherited)
+            node = _node(lib, cls, base, comp, text, inherited, memo)
             if node is None:
                 if not inherited:
                     view.unplaced.append(comp.name)
@@ -177,12 +178,16 @@ def project(sd: StoredDefinition, cls: ClassDef, lib: Library) -> DiagramView:
     return view
 
 
-def _node(lib: Library, cls: ClassDef, owner: ClassDef, comp: Component, text: str, inherited: bool) -> NodeView | None:
+def _node(lib: Library, cls: ClassDef, owner: ClassDef, comp: Component, text: str, inherited: bool,
+          memo: dict[int, tuple[Icon, list[PortView]]]) -> NodeView | None:
     pl = placement_of(comp)
     if pl is None:
         return None
     comp_cls = lib.resolve(comp.type_name, owner) if comp.type_name not in ("Real", "Integer", "Boolean") else None
-    node = NodeView(comp.name, comp.type_name, pl, icon_of(lib, comp_cls), modifiers=_modifiers(text, comp),
+    if id(comp_cls) not in memo:
+        memo[id(comp_cls)] = (icon_of(lib, comp_cls), _ports(lib, comp_cls) if comp_cls is not None else [])
+    icon, ports = memo[id(comp_cls)]
+    node = NodeView(comp.name, comp.type_name, pl, icon, modifiers=_modifiers(text, comp),
                     description=comp.description or "", inherited=inherited)
     try:
         node.own_connector = connector_of(lib, cls, comp.name)
@@ -191,7 +196,7 @@ def _node(lib: Library, cls: ClassDef, owner: ClassDef, comp: Component, text: s
     if node.own_connector is not None:
         node.ports = [PortView("", Placement(((-100.0, -100.0), (100.0, 100.0))), Icon(found=False), node.own_connector)]
     elif comp_cls is not None:
-        node.ports = _ports(lib, comp_cls)
+        node.ports = list(ports)
     return node
 
 
@@ -245,7 +250,11 @@ class DiagramEdits:
         text = self.doc.text
         nxt, self._next = self._next, None
         try:
-            sd = nxt if nxt is not None and nxt.text == text else parse(text)
+            if nxt is not None and nxt.text == text:
+                nxt.text = text  # the document's own string: the ops see the parse is of this very text
+                sd = nxt
+            else:
+                sd = parse(text)
         except ParseError as exc:
             self.problem = str(exc)
             return False
