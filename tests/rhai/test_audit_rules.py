@@ -259,3 +259,100 @@ def test_sleep() -> None:
     t = time.perf_counter()
     Engine().eval("sleep(0.01)")  # by default it blocks, as Rhai's does
     assert time.perf_counter() - t >= 0.009
+
+
+# ── operations counted as Rhai counts them ─────────────────────────────────────────────
+def passes(src: str, max_operations: int) -> bool:
+    from luncosim_core.scripting.rhai import RhaiLimitError
+
+    eng = Engine(limits=Limits(max_operations=max_operations))
+    eng.on_print = lambda s: None
+    try:
+        eng.run(eng.compile(src))
+    except RhaiLimitError:
+        return False
+    return True
+
+
+# Rhai's own limit cases (its tests/operations.rs): straight-line code counts too
+LIMITS = [
+    (500, "let x = 0; while x < 20 { x += 1; }", True),
+    (500, "for x in 0..500 {}", False),
+    (10, "[1, 2, 3, 4, 5, 6, 7]", True),
+    (10, "[1, 2, 3, 4, 5, 6, 7, 8, 9]", False),
+    (10, "#{a:1, b:2, c:3, d:4, e:5, f:6, g:7}", True),
+    (10, "#{a:1, b:2, c:3, d:4, e:5, f:6, g:7, h:8, i:9}", False),
+    (500, 'print("Test1"); let x = 0; while x < 28 { print(x); x += 1; }', True),
+    (500, 'print("Test2"); fn inc(x) { x + 1 } let x = 0; while x < 20 { x = inc(x); }', True),
+    (500, 'print("Test3"); fn inc(x) { x + 1 } let x = 0; while x < 36 { print(x); x = inc(x); }',
+     False),
+    (500, 'let script = "for x in 0..500 {}"; eval(script);', False),
+]
+
+
+@pytest.mark.parametrize(("limit", "src", "ok"), LIMITS, ids=[s for _, s, _ in LIMITS])
+def test_rhai_limit_cases(limit: int, src: str, ok: bool) -> None:
+    assert passes(src, limit) is ok
+
+
+# Exact totals, as Rhai's evaluator counts (optimization off): each statement and expression
+# evaluated, each native call and each script function call. `n` passes with limit n and
+# fails with n - 1.
+COUNTS = [
+    ("42", 2),                                            # statement + literal
+    ("let x = 1; x", 4),
+    ("[1, 2, 3]", 5),
+    ("let x = 1; x = 2;", 5),                             # statement, value, target
+    ("let x = 1; -x", 6),                                 # `-x` calls the `-` function
+    ("print(1)", 4),                                      # call expression, argument, native
+    ("fn inc(x) { x + 1 } inc(1)", 8),                    # ... script call and its body
+    ("let a = [1]; a.len()", 7),
+    ("let m = #{a: 1}; m.a", 7),
+    ("let a = [1, 2]; a[0]", 8),
+    ("let a = [1, 2]; let i = 0; a[i]", 12),
+    ("if true { 1 } else { 2 }", 4),                      # only the branch taken
+    ("if false { 1; 2; 3; 4 } else { 5 }", 4),
+    ("let x = if true { 1 } else { 2 };", 6),             # an `if` value is one more
+    ("true && false", 4),
+    ("false && [1, 2, 3, 4, 5, 6]", 3),                   # the right side never ran
+    ("() ?? 5", 4),
+    ("let x = 0; while x < 20 { x += 1; }", 126),         # 20 x (3 + 3) + the last condition
+    ("for x in 0..500 {}", 504),                          # an empty body counts 1
+    ("let s = 0; for i in 0..3 { s += i; }", 15),
+    ("loop { break; }", 2),
+    ("let x = 0; do { x += 1; } while x < 3;", 21),
+    ("switch 2 { 1 => 10, 2 => 20, _ => 0 }", 3),
+    ("try { throw 1; } catch { 0 }", 5),
+    ("let f = |x| x + 1; f.call(2)", 12),
+    ("let f = |x| x + 1; f(2)", 10),
+    ("fn f() { return 1; [1, 2, 3, 4, 5, 6, 7, 8, 9]; } f()", 5),   # nothing after `return`
+    ("let x = 0; while x < 3 { if x > 5 { break; } x += 1; }", 36),
+]
+
+
+@pytest.mark.parametrize(("src", "n"), COUNTS, ids=[s for s, _ in COUNTS])
+def test_operation_totals(src: str, n: int) -> None:
+    assert passes(src, n), f"{src!r} should run within {n} operations"
+    assert not passes(src, n - 1), f"{src!r} should need more than {n - 1} operations"
+
+
+def test_the_limit_stops_a_loop_of_calls_inside_it() -> None:
+    """A loop counting locally still stops where functions called in it pass the limit."""
+    from luncosim_core.scripting.rhai import RhaiLimitError
+
+    eng = Engine(limits=Limits(max_operations=2000))
+    eng.on_print = lambda s: None
+    src = "fn heavy() { let s = 0; for i in 0..50 { s += i; } s } let n = 0; " \
+          "for i in 0..1000 { n += 1; print(n); heavy(); }"
+    printed: list[str] = []
+    eng.on_print = printed.append
+    with pytest.raises(RhaiLimitError, match="Too many operations"):
+        eng.run(eng.compile(src))
+    assert len(printed) < 20  # stopped within the first iterations, not after the loop
+
+
+def test_each_host_call_has_its_own_budget() -> None:
+    eng = Engine(limits=Limits(max_operations=100))
+    ast = eng.compile("fn tick() { let s = 0; for i in 0..10 { s += i; } s }")
+    for _ in range(50):  # 50 calls of ~40 operations each, every call within the limit
+        assert eng.call_fn(ast, "tick") == 45

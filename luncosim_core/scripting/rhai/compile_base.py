@@ -251,30 +251,3 @@ def mutated_params(params: list[str], body: Any) -> set[str]:
 
     walk(body)
     return out
-
-
-_OWN_COUNT = ("while", "loop", "do", "for", "closure")  # nodes that count their own operations
-
-
-def op_weight(n: Any) -> int:
-    """Operations one evaluation of ``n`` counts, as Rhai counts one per statement and
-    expression: its nodes, a nested loop or closure counting as one (they count their own
-    work when they run). Both branches of an ``if``/``switch`` count: an upper bound."""
-    if isinstance(n, Node):
-        if n.k in _OWN_COUNT:
-            return 1
-        return 1 + sum(op_weight(v) for v in n.__dict__.values())
-    if isinstance(n, list | tuple):
-        return sum(op_weight(x) for x in n)
-    return 0
-
-
-def loop_weight(*parts: Any) -> int:
-    """Operations one iteration counts: the loop itself plus its condition and body."""
-    w = 1
-    for p in parts:
-        if isinstance(p, Node) and p.k == "block":
-            w += sum(op_weight(st) for st in p.stmts)
-        else:
-            w += op_weight(p)
-    return w

@@ -10,7 +10,6 @@ from .compile_base import (
     E,
     FnCtx,
     closure_names,
-    loop_weight,
     mutated_params,
 )
 from .errors import (
@@ -48,7 +47,7 @@ class CallsMixin:
         ctx.scopes.pop()
         self.ctx = outer
         sf = ScriptFn(name, len(n.params), self.file, n.line, n.col, lib=self.lib,
-                      ops=loop_weight(n.body))
+                      ops=self.weigh.body(n.body))
         g = body_e.fn
         sf.body = g if body_e.fresh else (lambda f: deep_copy(g(f)))
         sf.nslots = ctx.nslots
@@ -159,6 +158,8 @@ class CallsMixin:
             vals = [a(f) for a in args]
             try:
                 if type(fp) is FnPtr:
+                    if fp.closure is not None:
+                        rt.ops -= 1  # counted with the closure's body, not as a native call
                     return rt.call_fnptr(fp, vals)
                 return rt.call_named(name, vals, UNBOUND, lib)[0]
             except RhaiRuntimeError as e:
@@ -187,6 +188,7 @@ class CallsMixin:
                         rt.find_native(name, nargs)
                     cache[0], cache[1], cache[2] = rt.version, rt.main_lib, target
                 if type(target) is ScriptFn:
+                    rt.ops -= 1  # counted with the function's body, not as a native call
                     return rt.invoke(target, [a(f) for a in args])[0]
                 if target is not None and set0 is not None:
                     r = call_native(target, name, [get0(f), *[a(f) for a in rest]])

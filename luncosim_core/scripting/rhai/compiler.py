@@ -26,7 +26,6 @@ from .compile_base import (
     closure_names,
     error_map,
     iterate,
-    loop_weight,
     mutated_params,
 )
 from .compile_calls import CallsMixin
@@ -40,6 +39,7 @@ from .errors import (
 )
 from .fastops import binary as fast_binary
 from .fastops import compound_to_slot
+from .opcount import Weigher
 from .runtime import (
     UNBOUND,
     Cell,
@@ -69,6 +69,8 @@ class Compiler(FlowMixin, CallsMixin):
         self.lib = CompiledLib(file)
         self.ctx: FnCtx = FnCtx("top", None, set())
         self.closure_count = 0
+        fns = self.lib.fns
+        self.weigh = Weigher(lambda name, nargs: (name, nargs) in fns)
 
     def err(self, msg: str, n: Node) -> RhaiSyntaxError:
         return RhaiSyntaxError(msg, self.file, n.line, n.col)
@@ -84,10 +86,10 @@ class Compiler(FlowMixin, CallsMixin):
             fdefs.append((fd, sf))
         for fd, sf in fdefs:
             self.compile_fn(fd, sf)
-            sf.ops = loop_weight(fd.body)
+            sf.ops = self.weigh.body(fd.body)
         top_ctx = FnCtx("top", None, closure_names(self.script.stmts))
         self.ctx = top_ctx
-        body = self.block_body(self.script.stmts, new_scope=False, top=True)
+        body = self.block_body(self.script.stmts, new_scope=False, top=True, charge_first=True)
         top = ScriptFn("<top>", 0, self.file, 1, 1, lib=lib)
         top.body = body
         top.nslots = top_ctx.nslots
@@ -108,17 +110,38 @@ class Compiler(FlowMixin, CallsMixin):
 
     # ── blocks and statements ──────────────────────────────────────────────────────────
     def block_body(self, stmts: list[Node], new_scope: bool = True, top: bool = False,
-                   ret_copy: bool = False) -> Fn:
+                   ret_copy: bool = False, charge_first: bool = False) -> Fn:
+        """A block's statements. Their operations are charged by runs (see :mod:`.opcount`):
+        the first run by whoever enters the block (a call, a loop iteration, a branch), or
+        here with ``charge_first``; each later run by a charge placed before it."""
         ctx = self.ctx
         if new_scope:
             ctx.scopes.append({})
+        segs = self.weigh.segments(stmts) if stmts else []
+        starts = dict(segs if charge_first else segs[1:])
         fns: list[Fn] = []
         for i, st in enumerate(stmts):
+            if starts.get(i):
+                fns.append(self.charge(starts[i], st))
             last = i == len(stmts) - 1
             fns.append(self.stmt(st, top=top, ret_copy=ret_copy and last))
         if new_scope:
             ctx.scopes.pop()
         return _seq(fns)
+
+    def charge(self, w: int, st: Node) -> Fn:
+        """A statement-list entry counting ``w`` operations (the run of statements it
+        precedes), failing past the limit."""
+        rt, mx = self.rt, self.rt.max_ops
+        where = (self.file, st.line, st.col)
+
+        def charge(f: list) -> Any:
+            o = rt.ops + w
+            rt.ops = o
+            if o > mx:
+                raise rt.too_many_ops().locate(*where)
+            return Unit
+        return charge
 
     def stmt(self, st: Node, top: bool = False, ret_copy: bool = False) -> Fn:
         k = st.k
@@ -702,12 +725,14 @@ class Compiler(FlowMixin, CallsMixin):
 
     def x_and(self, n: Node) -> E:
         a, b, file, line, col = self._bool_operands(n)
+        rt, wr = self.rt, self.weigh.expr(n.r)
 
         def and_(f: list) -> Any:
             x = a(f)
             if x is False:
                 return False
             if x is True:
+                rt.ops += wr
                 y = b(f)
                 if type(y) is bool:
                     return y
@@ -718,12 +743,14 @@ class Compiler(FlowMixin, CallsMixin):
 
     def x_or(self, n: Node) -> E:
         a, b, file, line, col = self._bool_operands(n)
+        rt, wr = self.rt, self.weigh.expr(n.r)
 
         def or_(f: list) -> Any:
             x = a(f)
             if x is True:
                 return True
             if x is False:
+                rt.ops += wr
                 y = b(f)
                 if type(y) is bool:
                     return y
@@ -735,10 +762,14 @@ class Compiler(FlowMixin, CallsMixin):
     def x_coalesce(self, n: Node) -> E:
         a = self.expr(n.l).fn
         b = self.expr(n.r).fn
+        rt, wr = self.rt, self.weigh.expr(n.r)
 
         def coalesce(f: list) -> Any:
             x = a(f)
-            return b(f) if x is Unit else x
+            if x is not Unit:
+                return x
+            rt.ops += wr
+            return b(f)
         return E(coalesce)
 
     def x_range(self, n: Node) -> E:

@@ -318,6 +318,7 @@ class Engine:
         rt.entry_depth = rt.depth + 1
         try:
             res, new_this = rt.invoke(sf, list(args), this_in)
+            rt.check_ops(ast.file)
         except RecursionError:
             raise RhaiLimitError(f"Stack overflow in function '{name}'", ast.file) from None
         finally:
@@ -338,6 +339,7 @@ class Engine:
         try:
             res, new_this = rt.call_fnptr_this(fp, list(args),
                                                UNBOUND if this is None else this)
+            rt.check_ops()
         except RecursionError:
             raise RhaiLimitError(f"Stack overflow in function '{fp.name}'") from None
         finally:
@@ -378,6 +380,7 @@ class Engine:
             except RecursionError:
                 raise RhaiLimitError("Stack overflow: script nests too deeply", lib.file) \
                     from None
+            self.rt.check_ops(lib.file)
         finally:
             self._leave(saved)
             for name, slot, boxed in lib.top_vars:

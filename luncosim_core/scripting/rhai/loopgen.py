@@ -12,7 +12,6 @@ from typing import Any
 
 from . import ops
 from .ast import Node
-from .compile_base import loop_weight
 from .errors import RhaiRuntimeError
 from .values import Unit
 
@@ -109,11 +108,13 @@ class _Gen:
                 f"{ind}if type(a) is int and type(b) is int:",
                 f"{ind}    x = a {c.op} b",
                 f"{ind}else:", f"{ind}    x = {slow}(a, b)",
-                f"{ind}if not x:", f"{ind}    return Unit"]
+                f"{ind}if not x:", f"{ind}    n += WC", f"{ind}    return Unit"]
 
 
-def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Callable | None:
-    """A single generated function for simple ``while`` loops, or ``None``."""
+def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str, w: int,
+              wc: int) -> Callable | None:
+    """A single generated function for simple ``while`` loops, or ``None``. Each iteration
+    counts ``w`` operations, the final (false) condition ``wc``."""
     if rt.limits.max_string_size or rt.limits.max_array_size:
         return None  # the general path checks sizes after every `+=`
     g = _Gen(lookup)
@@ -128,7 +129,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
             return None
         body += lines
     g.ns["rt"] = rt
-    g.ns["W"] = loop_weight(n.cond, n.body)
+    g.ns["W"], g.ns["WC"] = w, wc
     g.ns["LOC"] = (file, n.cond.line, n.cond.col)
     src = "\n".join([
         "def _while(f):",
@@ -136,25 +137,30 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str) -> Call
         "    lim = _budget()",
         "    try:",
         "        while True:",
+        *[ln[4:] for ln in cond],
         "            n += W",
         "            if n >= lim:",
         "                rt.ops += n",
         "                n = 0",
         "                lim = _budget()",
-        *[ln[4:] for ln in cond],
         *[ln[4:] for ln in body],
         "    finally:",
         "        rt.ops += n",
+        "        if rt.ops > rt.max_ops:",
+        "            raise rt.too_many_ops().locate(*LOC)",
         "",
-        "def _budget():",
-        "    left = rt.max_ops - rt.ops",
-        "    if left <= 0:",
-        "        raise rt.too_many_ops().locate(*LOC)",
-        "    return left if left < 4096 else 4096",
+        _BUDGET,
     ])
     exec(compile(src, f"<rhai-while {file}:{n.line}>", "exec"), g.ns)  # noqa: S102
     generic = g.ns["_while"]
-    return _IntLoop(lookup, rt, file).build(n, generic) or generic
+    return _IntLoop(lookup, rt, file).build(n, generic, w, wc) or generic
+
+
+_BUDGET = """def _budget():
+    left = rt.max_ops - rt.ops
+    if left < 0:
+        raise rt.too_many_ops().locate(*LOC)
+    return left if left < 4096 else 4096"""
 
 
 _I64 = "r > 9223372036854775807 or r < -9223372036854775808"
@@ -220,7 +226,7 @@ class _IntLoop:
                 return self.arith(val.op, x, y, val, tgt)
         return None
 
-    def build(self, n: Node, generic: Callable) -> Callable | None:
+    def build(self, n: Node, generic: Callable, w: int, wc: int) -> Callable | None:
         c = n.cond
         if c.k != "binary" or c.op not in _CMP:
             return None
@@ -234,7 +240,7 @@ class _IntLoop:
         names = list(self.slots.items())
         guard = " and ".join(f"type(f[{s}]) is int" for s, _ in names) or "True"
         self.ns["_generic"] = generic
-        self.ns["W"] = loop_weight(n.cond, n.body)
+        self.ns["W"], self.ns["WC"] = w, wc
         self.ns["LOC"] = (self.file, c.line, c.col)
         src = "\n".join([
             "def _while_int(f):",
@@ -245,23 +251,22 @@ class _IntLoop:
             "    lim = _budget()",
             "    try:",
             "        while True:",
+            f"            if not ({a} {c.op} {b}):",
+            "                n += WC",
+            "                return Unit",
             "            n += W",
             "            if n >= lim:",
             "                rt.ops += n",
             "                n = 0",
             "                lim = _budget()",
-            f"            if not ({a} {c.op} {b}):",
-            "                return Unit",
             *[f"            {ln}" for ln in body],
             "    finally:",
-            "        rt.ops += n",
             *[f"        f[{s}] = {v}" for s, v in names],
+            "        rt.ops += n",
+            "        if rt.ops > rt.max_ops:",
+            "            raise rt.too_many_ops().locate(*LOC)",
             "",
-            "def _budget():",
-            "    left = rt.max_ops - rt.ops",
-            "    if left <= 0:",
-            "        raise rt.too_many_ops().locate(*LOC)",
-            "    return left if left < 4096 else 4096",
+            _BUDGET,
         ])
         exec(compile(src, f"<rhai-int-while {self.file}:{n.line}>", "exec"), self.ns)  # noqa: S102
         return self.ns["_while_int"]

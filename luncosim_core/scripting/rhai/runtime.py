@@ -127,6 +127,12 @@ class Runtime:
     def too_many_ops(self) -> RhaiLimitError:
         return RhaiLimitError(f"Too many operations (the limit is {self.limits.max_operations})")
 
+    def check_ops(self, file: str = "") -> None:
+        """At the end of a run: the total is over the limit (some counts, such as the right
+        side of ``&&``, are only added, and checked by the next check)."""
+        if self.ops > self.max_ops:
+            raise RhaiLimitError(self.too_many_ops().message, file)
+
     def check_string(self, s: str) -> str:
         m = self.limits.max_string_size
         if m and len(s) > m:
@@ -253,13 +259,17 @@ class Runtime:
     def call_method(self, name: str, recv: Any, args: list[Any], lib: Any) -> tuple[Any, Any]:
         """``recv.name(args)``: returns ``(result, new_receiver)``; the caller writes the new
         receiver back into the receiver's place."""
+        # a script function's call is counted with its body, not as the method step
         if name == "call" and type(recv) is FnPtr:
+            self.ops -= 1
             return self.call_fnptr(recv, args), recv
         if name == "call" and args and type(args[0]) is FnPtr:  # `x.call(fp, ...)`: this = x
+            self.ops -= 1
             return self.call_fnptr_this(args[0], args[1:], recv)
         if type(recv) is dict:
             fp = recv.get(name)
             if type(fp) is FnPtr:
+                self.ops -= 1
                 return self.call_fnptr_this(fp, args, recv)
         nargs = len(args)
         fns = self.find_script(name, nargs, lib)
@@ -273,6 +283,7 @@ class Runtime:
             if sf is None:
                 sf = pick_untyped(fns)
             if sf is not None:
+                self.ops -= 1
                 return self.invoke(sf, args, recv)
         nf = self.find_native(name, nargs + 1)
         if nf is not None:
