@@ -1,14 +1,20 @@
 """The Connections canvas: a node graph of the selected assembly's ports (see ``model``).
 
 Drag from an output port to an input port to wire them (``SetConnection`` through the journal;
-incompatible units are refused at the drop with the reason); select a wire and press Delete to
-remove it. Nodes are dragged freely; their places are kept in the document's view layer (never
-saved, never journaled). While the simulation runs, each wire shows its value.
+incompatible units are refused at the drop with the reason; units come from customData, else the
+running simulation, else the ports wired to); select wires and nodes and press Delete to remove
+the wires and every wire of the nodes (one undo step). Nodes are dragged freely; their places are
+kept in the document's view layer (never journaled) and in a sidecar under the twin's ``.lunco/``
+so they come back after a restart. While the simulation runs, each wire shows its value.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt
+import time
+from concurrent.futures import Future
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
@@ -24,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from luncosim_core.api import ListPorts
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_workbench.panels.connections.model import (
     POSITION_ATTR,
@@ -33,9 +40,13 @@ from luncosim_workbench.panels.connections.model import (
     Wire,
     build_graph,
     connect_op,
-    disconnect_op,
+    delete_op,
     layout,
+    live_units,
     node_height,
+    positions_file,
+    read_positions,
+    write_positions,
 )
 from luncosim_workbench.plugins import PanelWidget
 
@@ -84,6 +95,7 @@ class NodeItem(QGraphicsRectItem):
             for i, port in enumerate(ports):
                 y = 34.0 + 18.0 * i
                 self.ports[port.name] = PortItem(self, port.name, direction, y)
+                self.ports[port.name].setToolTip(f"{node.path}.{port.name}\n{port.tip}")
                 label = QGraphicsSimpleTextItem(port.label, self)
                 label.setBrush(QBrush(QColor(210, 210, 210)))
                 w = label.boundingRect().width()
@@ -213,6 +225,18 @@ class ConnectionsCanvas(PanelWidget):
         layout_.addWidget(self.status)
         ctx.documents.scene_replaced.connect(lambda _doc: self.rebuild())
         self._doc = None
+        self.live: dict[str, str] = {}  # the running simulation's units (/Prim.ns:name -> unit)
+        self._live_key: tuple | None = None
+        self._live_tick = -1
+        self._live_asked = 0.0
+        self._live_query: Future | None = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(30)
+        self._poll.timeout.connect(self._take_live_units)
+        self._save = QTimer(self)  # node places are written shortly after a drag, not per pixel
+        self._save.setSingleShot(True)
+        self._save.setInterval(300)
+        self._save.timeout.connect(self.save_positions)
         self.rebuild()
 
     # ------------------------------------------------------------------ building
@@ -231,12 +255,34 @@ class ConnectionsCanvas(PanelWidget):
         default = doc.stage.GetDefaultPrim()
         return str(default.GetPath()) if default else "/"
 
-    def _positions(self) -> dict[str, tuple[float, float]]:
+    def positions_path(self) -> Path | None:
+        """The sidecar holding this scene's node places (None without a scene file)."""
         doc = self.document
-        out = {}
+        if doc is None or getattr(doc, "path", None) is None:
+            return None
+        twin = self.ctx.workspace.twin
+        scene = Path(doc.path)
+        return positions_file(twin.root if twin is not None else None, scene,
+                              twin.relative(scene) if twin is not None else None)
+
+    def _positions(self) -> dict[str, tuple[float, float]]:
+        """Saved places (the sidecar), overridden by this session's (the view layer)."""
+        doc = self.document
+        path = self.positions_path()
+        out = read_positions(path) if path is not None else {}
         for spec in doc.view.rootPrims if doc is not None else ():
             self._collect(spec, out)
         return out
+
+    def save_positions(self) -> None:
+        """Write every node place this document knows to the sidecar."""
+        path = self.positions_path()
+        if path is None:
+            return
+        try:
+            write_positions(path, self._positions())
+        except OSError as exc:
+            self.status.setText(f"cannot save node places to {path}: {exc}")
 
     def _collect(self, spec, out) -> None:
         prop = spec.properties.get(POSITION_ATTR)
@@ -262,7 +308,7 @@ class ConnectionsCanvas(PanelWidget):
                 self.title.setText("No scene")
                 return
             root = self.assembly_root()
-            self.graph = build_graph(doc.stage, root, self._positions())
+            self.graph = build_graph(doc.stage, root, self._positions(), self.live)
             self.title.setText(f"{root}: {len(self.graph.nodes)} nodes, {len(self.graph.wires)} wires")
             for path, (x, y) in layout(self.graph).items():
                 item = NodeItem(self.graph.nodes[path], self)
@@ -325,12 +371,16 @@ class ConnectionsCanvas(PanelWidget):
         doc = self.document
         if doc is not None:
             doc.set_view(item.node.path, POSITION_ATTR, (item.pos().x(), item.pos().y()), "float2")
+            self._save.start()
 
     def auto_layout(self) -> None:
         doc = self.document
         if doc is None or self.graph is None:
             return
         doc.clear_views(POSITION_ATTR)
+        path = self.positions_path()
+        if path is not None and path.exists():
+            path.unlink()
         self.rebuild()
 
     def _on_changed(self, _op) -> None:
@@ -354,7 +404,7 @@ class ConnectionsCanvas(PanelWidget):
         if doc is None:
             return False
         try:
-            op = connect_op(doc.stage, source, sink)
+            op = connect_op(doc.stage, source, sink, self.units())
         except DiagnosticError as exc:
             msg = "; ".join(d.message for d in exc.diagnostics)
             self.status.setText(msg)
@@ -362,11 +412,23 @@ class ConnectionsCanvas(PanelWidget):
             return False
         return self._apply(op)
 
-    def delete_selected(self) -> None:
+    def units(self) -> dict[str, str]:
+        """The canvas's port units (authored, live or carried along wires) by ``/Prim.ns:name``."""
+        return self.graph.units if self.graph is not None else {}
+
+    def delete_selected(self) -> bool:
+        """Delete the selected wires and every wire of the selected nodes: one undo step."""
         doc = self.document
-        chosen = [i.wire for i in self.wires if i.isSelected() and i.wire is not None]
-        for wire in chosen:
-            self._apply(disconnect_op(doc.stage, wire))
+        if doc is None or self.graph is None:
+            return False
+        wires = [i.wire for i in self.wires if i.isSelected() and i.wire is not None]
+        nodes = [path for path, item in self.nodes.items() if item.isSelected()]
+        op = delete_op(doc.stage, self.graph, wires, nodes)
+        if op is None:
+            self.status.setText("nothing to delete: select wires or nodes" if not nodes else
+                                f"{', '.join(nodes)} has no wires")
+            return False
+        return self._apply(op)
 
     # ------------------------------------------------------------------ subscriptions
     def on_selection(self, _added, _removed) -> None:
@@ -377,7 +439,31 @@ class ConnectionsCanvas(PanelWidget):
         for path, item in self.nodes.items():
             item.setSelected(path == current)
 
+    def _ask_live_units(self, snapshot) -> None:
+        """Ask for the port list when the projection changed, after a step, and every 2 s while
+        running (a model that finished compiling brings its units without a new projection)."""
+        key = (snapshot.generation, snapshot.port_keys, snapshot.scene)
+        now = time.monotonic()
+        stale = snapshot.tick != self._live_tick and (snapshot.status != "running" or now - self._live_asked >= 2.0)
+        if (key != self._live_key or stale) and self._live_query is None:
+            self._live_key, self._live_tick, self._live_asked = key, snapshot.tick, now
+            self._live_query = self.ctx.query(ListPorts(None))
+            self._poll.start()
+
+    def _take_live_units(self) -> None:
+        fut = self._live_query
+        if fut is None or not fut.done():
+            return
+        self._poll.stop()
+        self._live_query = None
+        result = fut.result()
+        units = live_units(list(result.value or [])) if result.ok else {}
+        if units != self.live:
+            self.live = units
+            self.rebuild()
+
     def on_frame(self, snapshot) -> None:
+        self._ask_live_units(snapshot)
         if not self.isVisible():
             return
         for item in self.wires:
