@@ -86,7 +86,7 @@ class AssemblyEditor(PanelWidget):
         split.addWidget(self.view)
         self.inspector = PropertyInspector(ctx.notify, ctx.apply, check=self.port_value_problem,
                                            current_property=ctx.select_property)
-        self._ports: tuple[str, object, Future] | None = None  # (prim, snapshot generation, ListPorts)
+        self._ports: tuple[str, object, Future] | None = None  # (prim, (generation, tick), ListPorts)
         split.addWidget(self.inspector)
         split.setSizes([300, 400])
         layout.addWidget(split, 1)
@@ -157,11 +157,12 @@ class AssemblyEditor(PanelWidget):
 
     # ------------------------------------------------------------------ live port bounds
     def _live_ports(self, prim: str) -> Future:
-        """The running simulation's ports of ``prim`` (asked again when the projection changed)."""
+        """The running simulation's ports of ``prim`` (asked again once the simulation moved on: a
+        compile that finished meanwhile brings its model's bounds)."""
         snap = self.ctx.latest
-        generation = snap.generation if snap is not None else None
-        if self._ports is None or self._ports[:2] != (prim, generation):
-            self._ports = (prim, generation, self.ctx.query(ListPorts(prim)))
+        when = (snap.generation, snap.tick) if snap is not None else None
+        if self._ports is None or self._ports[:2] != (prim, when):
+            self._ports = (prim, when, self.ctx.query(ListPorts(prim)))
         return self._ports[2]
 
     def port_value_problem(self, prim: str, name: str, value) -> str:

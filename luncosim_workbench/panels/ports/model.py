@@ -70,9 +70,16 @@ class PortTableModel(ColumnTableModel):
         self._column_of: list[int] = []
 
     def set_ports(self, ports: list[dict], wires: list[dict]) -> None:
+        ports = sorted(ports, key=lambda p: (p["prim"], p["name"]))
+        keys = [f"{p['prim']}.{p['name']}" for p in ports]
+        if keys == self.keys and keys:  # the same ports, newer metadata (a model compiled): no reset
+            self.ports, self.wires = ports, wires_by_port(wires)
+            self.broken = {str(w.get(end, "")) for w in wires if w.get("broken") for end in ("source", "sink")}
+            self.dataChanged.emit(self.index(0, 0), self.index(len(keys) - 1, len(self.COLUMNS) - 1))
+            return
         self.beginResetModel()
-        self.ports = sorted(ports, key=lambda p: (p["prim"], p["name"]))
-        self.keys = [f"{p['prim']}.{p['name']}" for p in self.ports]
+        self.ports = ports
+        self.keys = keys
         self.wires = wires_by_port(wires)
         self.broken = {str(w.get(end, "")) for w in wires if w.get("broken") for end in ("source", "sink")}
         self._values = np.full(len(self.ports), np.nan)

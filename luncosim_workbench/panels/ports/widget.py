@@ -7,6 +7,7 @@ Plots does)."""
 from __future__ import annotations
 
 import math
+import time
 from concurrent.futures import Future
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
@@ -146,6 +147,8 @@ class PortsPanel(PanelWidget):
         self.status = QLabel("No simulation")
         layout.addWidget(self.status)
         self._index_key: tuple | None = None
+        self._index_tick = -1
+        self._index_asked = 0.0
         self._pending: list[tuple[str, Future, object]] = []
         self.poll = QTimer(self)
         self.poll.setInterval(30)
@@ -217,8 +220,13 @@ class PortsPanel(PanelWidget):
 
     def on_frame(self, snap: WorkbenchSnapshot) -> None:
         key = (snap.generation, snap.port_keys, snap.scene)
-        if key != self._index_key:
-            self._index_key = key
+        now = time.monotonic()
+        # after a step, and every 2 s while running, the metadata is asked again (a model that
+        # finished compiling brings its units and bounds without a new projection)
+        stale = self.isVisible() and snap.tick != self._index_tick and (
+            snap.status != "running" or now - self._index_asked >= 2.0)
+        if key != self._index_key or (stale and not self._pending):
+            self._index_key, self._index_tick, self._index_asked = key, snap.tick, now
             self.refresh_ports()
         if self.isVisible() or not self.model.keys:
             self.model.update_values(snap)
