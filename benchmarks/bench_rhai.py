@@ -2,7 +2,8 @@
 run. Run: ``.venv/bin/python benchmarks/bench_rhai.py``.
 
 1. A 1,000,000-iteration ``while`` loop vs. the same loop in plain Python.
-2. Recursive ``fib(20)`` and a 100,000-element array push/sum vs. plain Python.
+2. Recursive ``fib(20)`` (best over a few Python stack depths) and a 100,000-element array
+   push/sum vs. plain Python.
 3. ``on_tick`` of 10 scenario entities (map ops + host calls) per 60 Hz tick.
 4. Compiling the script files under ``$LUNCOSIM_EXTERNAL_ASSETS`` (when set).
 """
@@ -53,6 +54,19 @@ def best_of(fn, n: int = 3) -> float:
     return min(times)
 
 
+def at_depth(k: int, fn):
+    """Run ``fn`` with ``k`` more Python frames below it."""
+    return fn() if k == 0 else at_depth(k - 1, fn)
+
+
+def best_over_depths(fn, n: int = 3) -> float:
+    """Deep recursion's cost on CPython 3.11 depends on where its frames fall in the
+    interpreter's frame-stack chunks (the same run varies up to 3x with the stack depth it
+    starts at, and any change to a closure's size moves the slow depths), so recursive
+    figures are the best over starting depths spanning a chunk."""
+    return min(best_of(lambda k=k: at_depth(k, fn), n) for k in range(0, 100, 10))
+
+
 def python_loop() -> int:
     i = 0
     s = 0
@@ -79,8 +93,8 @@ def main() -> None:
     def py_fib(n: int) -> int:
         return n if n < 2 else py_fib(n - 1) + py_fib(n - 2)
 
-    t_fib = best_of(lambda: fib_eng.run(fib))
-    t_pyfib = best_of(lambda: py_fib(20))
+    t_fib = best_over_depths(lambda: fib_eng.run(fib))
+    t_pyfib = best_over_depths(lambda: py_fib(20))
     print(f"fib(20) (21,891 script calls): rhai {t_fib:.3f} s, plain python {t_pyfib:.4f} s, "
           f"ratio {t_fib / t_pyfib:.1f}x")
 
@@ -136,7 +150,7 @@ def main() -> None:
     ticks = 600
     t_tick = best_of(lambda: [one_tick() for _ in range(ticks)]) / ticks
     t_ptick = best_of(lambda: [python_tick() for _ in range(ticks)]) / ticks
-    print(f"on_tick x10 entities: {t_tick * 1e3:.3f} ms per 60 Hz tick (aim < 1 ms); "
+    print(f"on_tick x10 entities: {t_tick * 1e3:.3f} ms per 60 Hz tick (aim < 0.2 ms); "
           f"plain python {t_ptick * 1e3:.3f} ms, ratio {t_tick / t_ptick:.1f}x")
 
     root = os.environ.get("LUNCOSIM_EXTERNAL_ASSETS")

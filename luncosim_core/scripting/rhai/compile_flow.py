@@ -47,25 +47,22 @@ class FlowMixin:
         then = self.block_body(n.then.stmts)
         other = self.expr(n.other).fn if n.other is not None else (lambda f: Unit)
         wt, we = self.weigh.branch(n.then), self.weigh.branch(n.other)
-        rt, mx = self.rt, self.rt.max_ops
-        file, line, col = self.file, n.cond.line, n.cond.col
+        rt = self.rt
+        where = (self.file, n.cond.line, n.cond.col)
 
         def if_(f: list) -> Any:
             x = c(f)
             if x is True:
-                o = rt.ops + wt
-                rt.ops = o
-                if o > mx:
-                    raise rt.too_many_ops().locate(file, line, col)
+                rt.ops += wt
+                if rt.ops > rt.max_ops:
+                    raise rt.too_many_ops().locate(*where)
                 return then(f)
             if x is False:
-                o = rt.ops + we
-                rt.ops = o
-                if o > mx:
-                    raise rt.too_many_ops().locate(file, line, col)
+                rt.ops += we
+                if rt.ops > rt.max_ops:
+                    raise rt.too_many_ops().locate(*where)
                 return other(f)
-            raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} "
-                                   "(expecting bool)", file, line, col)
+            raise RhaiRuntimeError(f"Data type incorrect: {type_of(x)} (expecting bool)", *where)
         return E(if_)
 
     def _loop_body(self, body: Node) -> tuple[Fn, bool]:
