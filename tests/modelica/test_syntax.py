@@ -12,10 +12,13 @@ from luncosim_core.modelica.syntax.geometry import moved, placement_of
 from luncosim_core.modelica.syntax.ops import (
     AddComponent,
     AddConnection,
+    AddGraphic,
     OpError,
     RemoveComponent,
     RemoveConnection,
+    RemoveGraphic,
     RenameComponent,
+    SetGraphic,
     SetLinePoints,
     SetParameter,
     SetPlacement,
@@ -85,6 +88,14 @@ def _random_ops(rng: random.Random, sd, cls) -> list:
         ops.append(SetLinePoints(name, k.a, k.b, ((0, 0), (rng.randint(-50, 50), 5.5), (10, 10))))
         ops.append(RemoveConnection(name, k.a, k.b))
         ops.append(AddConnection(name, k.b, k.a + "x", check=False))
+    ops.append(AddGraphic(name, "Rectangle(extent = {{-40, -20}, {40, 20}}, lineColor = {0, 0, 255})"))
+    graphics = cls.annotation.path("Icon", "graphics") if cls.annotation is not None else None
+    count = len(graphics.value.items) if graphics is not None and graphics.value is not None else 0
+    if count:
+        k = rng.randrange(count)
+        ops.append(SetGraphic(name, k, "origin", f"{{{rng.randint(-9, 9)}, 3}}"))
+        ops.append(SetGraphic(name, k, "rotation", None))
+        ops.append(RemoveGraphic(name, rng.randrange(count)))
     rng.shuffle(ops)
     return ops
 

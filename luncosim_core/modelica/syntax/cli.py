@@ -1,7 +1,8 @@
 """``luncosim modelica apply FILE --ops OPS.json [--out FILE]``: the diagram's edit ops, headless.
 
 OPS.json is a JSON array of objects, each with an ``op`` key (AddComponent, RemoveComponent,
-RenameComponent, SetPlacement, SetParameter, AddConnection, RemoveConnection, SetLinePoints) and
+RenameComponent, SetPlacement, SetParameter, AddConnection, RemoveConnection, SetLinePoints,
+AddGraphic, RemoveGraphic, SetGraphic) and
 the op's fields, named as in docs/diagram.md (``class``, ``from``/``to`` for connections). All
 ops apply, in order, or none: on an invalid op the verb names its index and reason, exits 1 and
 writes nothing. Every field is checked for its type (a point is ``[x, y]`` of numbers, a value
@@ -77,6 +78,10 @@ def _field(key: str, name: str, v: object) -> object:
         if not isinstance(v, dict):
             raise ValueError(f"'{key}' must be an object of modifier name to value text, not {json.dumps(v)}")
         return tuple((str(k), _text(f"modifiers.{k}", val)) for k, val in v.items())
+    if name == "index":
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ValueError(f"'{key}' must be a whole number from 0 (the graphic's place in the array), not {json.dumps(v)}")
+        return v
     if name in ("cls", "value", "description", "modification"):
         return _text(key, v, optional=True)
     return _text(key, v)

@@ -549,9 +549,119 @@ class SetLinePoints(Op):
         return (set_arg(line.mod, "points", pts),)
 
 
+GRAPHIC_KINDS = ("Rectangle", "Line", "Ellipse", "Polygon", "Text", "Bitmap")
+LAYERS = ("Icon", "Diagram")
+
+
+def _graphics(c: ClassDef, layer: str):
+    """The class's ``layer(graphics = {...})`` array value (None when it has none)."""
+    if layer not in LAYERS:
+        raise OpError(f"layer {layer!r} is not Icon or Diagram")
+    arg = c.annotation.path(layer, "graphics") if c.annotation is not None else None
+    return arg.value if arg is not None and arg.value is not None and arg.value.kind == "array" else None
+
+
+def _graphic_item(c: ClassDef, layer: str, index: int):
+    g = _graphics(c, layer)
+    items = g.items if g is not None else []
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(items):
+        raise OpError(f"the {layer} of {c.qualified} has no graphic {index!r} (it has {len(items)})")
+    return g, items[index]
+
+
+@dataclass(frozen=True)
+class AddGraphic(Op):
+    """Append one primitive (its Modelica text, ``Rectangle(extent = {{-50, -50}, {50, 50}})``)
+    to a class's Icon (or Diagram) graphics; the annotation, layer or array is created if missing."""
+
+    cls: str | None
+    item: str
+    layer: str = "Icon"
+
+    def splices(self, sd: StoredDefinition, lib: Library | None) -> tuple[Splice, ...]:
+        c = _find_class(sd, self.cls)
+        try:
+            v = parse_value(self.item)
+        except ParseError as exc:
+            raise OpError(f"graphic {self.item!r} is not a Modelica expression ({exc})") from None
+        if v.kind != "call" or v.name not in GRAPHIC_KINDS:
+            raise OpError(f"graphic {self.item!r} is not one of {', '.join(GRAPHIC_KINDS)}")
+        text, item, layer = sd.text, self.item, self.layer
+        g = _graphics(c, layer)
+        if g is not None:
+            if g.items:
+                last = g.items[-1]
+                sep = text[g.items[-2].end:last.start] if len(g.items) > 1 else ", "
+                return (Splice(last.end, last.end, sep + item),)
+            return (Splice(g.start + 1, g.start + 1, item),)
+        ann = c.annotation
+        if ann is None:
+            at = text.rfind("\n", 0, c.end_keyword) + 1
+            if text[at:c.end_keyword].strip():  # 'end' shares its line: put it before 'end'
+                return (Splice(c.end_keyword, c.end_keyword, f"annotation({layer}(graphics = {{{item}}})); "),)
+            indent = _indent_of(text, c.end_keyword) + "  "
+            return (Splice(at, at, f"{indent}annotation({layer}(graphics = {{{item}}}));\n"),)
+        lay = ann.arg(layer)
+        if lay is None:
+            if ann.args:
+                return (Splice(ann.args[-1].end, ann.args[-1].end, f", {layer}(graphics = {{{item}}})"),)
+            return (Splice(ann.start + 1, ann.start + 1, f"{layer}(graphics = {{{item}}})"),)
+        if lay.mod is None:
+            return (Splice(lay.name_end, lay.name_end, f"(graphics = {{{item}}})"),)
+        old = lay.mod.arg("graphics")
+        if old is not None:  # graphics = something that is not an array
+            raise OpError(f"the {layer} graphics of {c.qualified} are not an array {{...}}")
+        if lay.mod.args:
+            return (Splice(lay.mod.args[-1].end, lay.mod.args[-1].end, f", graphics = {{{item}}}"),)
+        return (Splice(lay.mod.start + 1, lay.mod.start + 1, f"graphics = {{{item}}}"),)
+
+
+@dataclass(frozen=True)
+class RemoveGraphic(Op):
+    """Remove the ``index``-th item (0-based) of a class's Icon (or Diagram) graphics."""
+
+    cls: str | None
+    index: int
+    layer: str = "Icon"
+
+    def splices(self, sd: StoredDefinition, lib: Library | None) -> tuple[Splice, ...]:
+        c = _find_class(sd, self.cls)
+        g, item = _graphic_item(c, self.layer, self.index)
+        k = self.index
+        if k > 0:
+            return (Splice(g.items[k - 1].end, item.end, ""),)
+        if len(g.items) > 1:
+            return (Splice(item.start, g.items[1].start, ""),)
+        return (Splice(item.start, item.end, ""),)
+
+
+@dataclass(frozen=True)
+class SetGraphic(Op):
+    """Set one argument (``origin``, ``extent``, ``points``, ``lineColor``, ``textString``…) of the
+    ``index``-th graphic to ``value`` (a Modelica expression; None removes it)."""
+
+    cls: str | None
+    index: int
+    name: str
+    value: str | None
+    layer: str = "Icon"
+
+    def splices(self, sd: StoredDefinition, lib: Library | None) -> tuple[Splice, ...]:
+        c = _find_class(sd, self.cls)
+        _check_ident(self.name, "graphic argument")
+        _g, item = _graphic_item(c, self.layer, self.index)
+        if item.kind != "call" or item.mod is None:
+            raise OpError(f"graphic {self.index} of {c.qualified} is not a primitive call")
+        if self.value is None:
+            arg = item.mod.arg(self.name)
+            return (remove_arg(item.mod, arg),) if arg is not None else ()
+        _check_expr(self.value, f"graphic {self.index} {self.name}")
+        return (set_arg(item.mod, self.name, self.value),)
+
+
 OPS: dict[str, type[Op]] = {cls.__name__: cls for cls in (
     AddComponent, RemoveComponent, RenameComponent, SetParameter, SetPlacement, AddConnection,
-    RemoveConnection, SetLinePoints)}
+    RemoveConnection, SetLinePoints, AddGraphic, RemoveGraphic, SetGraphic)}
 
 
 def _coalesce(splices: tuple[Splice, ...]) -> tuple[Splice, ...]:
