@@ -166,3 +166,93 @@ def _class_text(found: ClassDef) -> str:
     short = found.name.rsplit(".", 1)[-1]
     end = re.search(rf"^\s*end\s+{re.escape(short)}\s*;", body, re.M)
     return body[:end.start()] if end else body
+
+
+@dataclass(frozen=True)
+class Location:
+    file: Path
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def dotted_name_at(text: str, offset: int) -> tuple[str, int]:
+    """The dotted name around ``offset`` cut after the part the offset is in (``Workbench.Control``
+    for a caret in ``Control`` of ``Workbench.Control.FirstOrder``), and where it starts."""
+    ok = lambda ch: ch.isalnum() or ch == "_"  # noqa: E731
+    a = offset
+    while a > 0 and (ok(text[a - 1]) or (text[a - 1] == "." and a > 1 and ok(text[a - 2]))):
+        a -= 1
+    b = offset
+    while b < len(text) and ok(text[b]):
+        b += 1
+    return text[a:b].strip("."), a
+
+
+def _scope_at(sd, offset: int):
+    """The innermost class whose text holds ``offset``."""
+    best = None
+    for cls in sd.all_classes():
+        if cls.start <= offset < cls.end and (best is None or cls.start >= best.start):
+            best = cls
+    return best
+
+
+def resolve_at(text: str, path: str | Path, offset: int, roots=None):
+    """What the name at ``offset`` means, through the Modelica lookup rules of the syntax layer's
+    resolver (the scope's nested classes, enclosing classes, imports, ``within``, the library):
+    ``(kind, node, library, name)`` with kind ``class`` (a ClassDef) or ``component`` (a
+    Component and the class declaring it), or None (the buffer does not parse, or the name means
+    nothing the resolver knows: a builtin, a variable of an equation)."""
+    from luncosim_core.modelica.syntax.parser import ParseError, parse
+    from luncosim_core.modelica.syntax.resolve import library_for
+
+    try:
+        sd = parse(text)
+    except (ParseError, RecursionError):
+        return None
+    name, _start = dotted_name_at(text, offset)
+    scope = _scope_at(sd, offset)
+    if not name or scope is None:
+        return None
+    here = Path(path).resolve()
+    lib = library_for(here, library_roots(roots))
+    lib.add(sd, here)
+    first, _, rest = name.partition(".")
+    found = lib.element(scope, first)
+    if found is not None:  # a component, then fields through the classes of the components
+        comp, owner = found
+        for part in rest.split(".") if rest else ():
+            cls = lib.resolve(comp.type_name, owner)
+            found = lib.element(cls, part) if cls is not None else None
+            if found is None:
+                return None
+            comp, owner = found
+        return "component", (comp, owner), lib, name
+    cls = lib.resolve(name, scope)
+    return ("class", cls, lib, name) if cls is not None else None
+
+
+def _where(lib, cls, here: Path) -> tuple[Path, str]:
+    home = lib.home(cls)
+    return (home.path or here, home.sd.text) if home is not None else (here, "")
+
+
+def definition(text: str, path: str | Path, offset: int, roots=None) -> Location | None:
+    """Where the name at ``offset`` is defined (a class's name in its file, a component's
+    declaration), by :func:`resolve_at`; None when it resolves to nothing."""
+    found = resolve_at(text, path, offset, roots)
+    if found is None:
+        return None
+    kind, node, lib, _name = found
+    here = Path(path).resolve()
+    if kind == "component":
+        comp, owner = node
+        file, source = _where(lib, owner, here)
+        return Location(file, *_line_col(source, comp.name_start))
+    file, source = _where(lib, node, here)
+    at = source.find(node.name, node.start) if source else -1
+    return Location(file, *_line_col(source, at if at >= 0 else node.start))

@@ -253,3 +253,32 @@ def rhai_imports(text: str, file: Path, roots=None) -> dict[str, Path]:
                 out[m.group(2) or Path(rel).stem] = cand
                 break
     return out
+
+
+_FN_PARAMS = re.compile(r"^\s*(?:private\s+)?fn\s+(?:\w+\.)?(\w+)\s*\(([^)]*)\)", re.M)
+MAX_MODULES = 500
+
+
+def rhai_function_params(text: str) -> dict[str, str]:
+    """Function name -> its parameter list as written (``"x, y"``)."""
+    out: dict[str, str] = {}
+    for m in _FN_PARAMS.finditer(text):
+        out.setdefault(m.group(1), ", ".join(p.strip() for p in m.group(2).split(",") if p.strip()))
+    return out
+
+
+def rhai_modules(file: Path | None, roots=None) -> list[str]:
+    """What ``import "..."`` may name: every ``.rhai`` file under the module roots (the twin's
+    root, the asset library's), as the runtime resolves it (root-relative, without ``.rhai``),
+    the file itself left out; at most ``MAX_MODULES``."""
+    bases = [p for p in ((roots.twin_root, roots.lunco_root) if roots is not None else ()) if p is not None]
+    here = Path(file).resolve() if file is not None else None
+    out: list[str] = []
+    for base in bases:
+        base = Path(base).resolve()
+        if not base.is_dir():
+            continue
+        for p in sorted(base.rglob("*.rhai")):
+            if p.resolve() != here and len(out) < MAX_MODULES:
+                out.append(p.relative_to(base).with_suffix("").as_posix())
+    return sorted(set(out))

@@ -20,6 +20,11 @@ from luncosim_core.language import modelica_lexer as ml
 from luncosim_core.language.rhai import KEYWORDS as RHAI_KEYWORD_LIST
 from luncosim_core.text import Splice, TextDocument
 from luncosim_workbench.panels.editor.container_lexer import ContainerLexer
+from luncosim_workbench.panels.editor.snippet_fields import (
+    FIELD_INDICATOR,
+    INDIC_ROUNDBOX,
+    SnippetFields,
+)
 
 SC_MOD_INSERTTEXT = 0x1
 SC_MOD_DELETETEXT = 0x2
@@ -60,7 +65,7 @@ EDITOR_KEYS = {
     QKeySequence("Ctrl+Enter").toString(): "save_run", QKeySequence("F12").toString(): "definition",
     QKeySequence("Ctrl+Z").toString(): "undo", QKeySequence("Ctrl+Shift+Z").toString(): "redo",
     QKeySequence("Ctrl+Y").toString(): "redo", QKeySequence("Ctrl+Space").toString(): "complete",
-    QKeySequence("Ctrl+F").toString(): "find",
+    QKeySequence("Ctrl+F").toString(): "find", QKeySequence("Shift+F12").toString(): "references",
 }
 
 
@@ -72,7 +77,7 @@ def _key_text(event) -> str:
 class CodeEditor(ScintillaEdit):
     """One document's view (see the module doc). ``command`` carries the editor's own keys."""
 
-    command = Signal(str)  # save, save_run, definition, complete
+    command = Signal(str)  # save, save_run, definition, references, complete, signature ...
 
     def __init__(self, doc: TextDocument, theme: str = "light", parent=None) -> None:
         super().__init__(parent)
@@ -81,6 +86,7 @@ class CodeEditor(ScintillaEdit):
         self._recording = False  # this view's own change is being journaled (Scintilla has it already)
         self._pending_delete: tuple[int, int] | None = None
         self.diagnostics: list[Diagnostic] = []
+        self.snippet: SnippetFields | None = None  # the fields of the snippet being filled in
         self.allocateLineCharacterIndex(SC_LINECHARACTERINDEX_UTF32)
         self.setCodePage(65001)
         self._setup_lexer()
@@ -122,6 +128,9 @@ class CodeEditor(ScintillaEdit):
         for indic, colour in ((ERROR_INDICATOR, 0x2020E0), (WARNING_INDICATOR, 0x10A0E0)):
             self.indicSetStyle(indic, INDIC_SQUIGGLEPIXMAP)
             self.indicSetFore(indic, colour)
+        self.indicSetStyle(FIELD_INDICATOR, INDIC_ROUNDBOX)
+        self.indicSetFore(FIELD_INDICATOR, 0xC08040)
+        self.indicSetAlpha(FIELD_INDICATOR, 40)
         self._setup_folding()
         self.setCaretLineVisible(True)
         self.setTabWidth(4)
@@ -301,6 +310,13 @@ class CodeEditor(ScintillaEdit):
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         action = EDITOR_KEYS.get(_key_text(event))
+        fields = self.snippet
+        if fields is not None and fields.active and not self.autoCActive():
+            if event.key() == Qt.Key.Key_Tab and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+                fields.next()
+                return
+            if event.key() == Qt.Key.Key_Escape:
+                fields.end()
         if action == "undo":
             self.doc.undo()
         elif action == "redo":
@@ -309,8 +325,30 @@ class CodeEditor(ScintillaEdit):
             self.command.emit(action)
         else:
             super().keyPressEvent(event)
-            if event.text() and (event.text().isalnum() or event.text() in "_.\"/:") and not self.autoCActive():
+            if event.text() == "(":
+                self.command.emit("signature")
+            elif event.text() and (event.text().isalnum() or event.text() in "_.\"/:") and not self.autoCActive():
                 self.command.emit("complete_auto")
+
+    # -- snippets -------------------------------------------------------------------------
+    def insert_snippet(self, start: int, end: int, text: str, fields: list[tuple[int, int, int]], caret: int) -> None:
+        """Replace document offsets ``start``..``end`` (the typed trigger) with a snippet's text
+        (one journal entry) and select its first field; Tab goes on through the fields."""
+        if self.snippet is not None:
+            self.snippet.end()
+        self.doc.apply([Splice(start, end, text)], author="user", label="snippet")
+        self.snippet = SnippetFields(self, start, fields, caret)
+        self.snippet.draw()
+        self.snippet.next()
+
+    def selected_text(self) -> str:
+        a = self.char_offset(min(self.currentPos(), self.anchor()))
+        b = self.char_offset(max(self.currentPos(), self.anchor()))
+        return self.doc.text[a:b]
+
+    def byte_of(self, offset: int) -> int:
+        """Byte position of document offset ``offset`` (code points) in the view."""
+        return self._old_byte(offset)
 
     # -- diagnostics ----------------------------------------------------------------------
     def show_diagnostics(self, diags: list[Diagnostic]) -> None:

@@ -75,6 +75,8 @@ class ContainerLexer:
         view = self.view
         start = view.positionFromLine(line)
         end = view.positionFromLine(last + 1) if last + 1 < count else view.textLength()
+        if end >= view.textLength():  # through the end: the empty last line too
+            last = count - 1
         texts = bytes(view.textRange(start, end)).splitlines(keepends=True) if end > start else []
         if len(texts) < last + 1 - line:  # an empty last line has no text
             texts += [b""] * (last + 1 - line - len(texts))

@@ -12,15 +12,18 @@ scenario, and the panel reports which happened.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -36,13 +39,28 @@ from luncosim_core.language.modelica import (
     library_roots,
     members,
 )
-from luncosim_core.language.rhai import host_functions, rhai_functions, rhai_imports, scene_words
-from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
+from luncosim_core.language.modelica import definition as modelica_definition
+from luncosim_core.language.outline import outline
+from luncosim_core.language.references import references
+from luncosim_core.language.rhai import (
+    host_functions,
+    rhai_function_params,
+    rhai_functions,
+    rhai_imports,
+    rhai_modules,
+    scene_words,
+)
+from luncosim_core.language.snippets import expand as expand_snippet
+from luncosim_core.language.snippets import snippets
+from luncosim_core.text import LANGUAGES, DiagnosticsEngine, Splice, TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.events import DiagnosticEvent
+from luncosim_workbench.panels.editor import find
 from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEditor
+from luncosim_workbench.panels.editor.side import SidePanel
 from luncosim_workbench.plugins import PanelWidget
 
+_IMPORT_OPEN = re.compile(r'\bimport\s*"[^"]*$')  # inside the string of an import
 RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
                 "modelica.reload-kept": "did not compile: the running version continues"}
 
@@ -60,11 +78,20 @@ class EditorPanel(PanelWidget):
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
+        self.tabs.currentChanged.connect(lambda _i: self._show_outline())
         self.status = QLabel("Open a .mo or .rhai file (Twin Browser, Diagnostics, F12)")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self._find_bar())
-        layout.addWidget(self.tabs, 1)
+        self.side = SidePanel()
+        self.side.go.connect(self._go_side)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.tabs)
+        split.addWidget(self.side)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([720, 220])
+        layout.addWidget(split, 1)
         layout.addWidget(self.status)
         self.editors: dict[Path, CodeEditor] = {}
         self.results: dict[Path, tuple[int, list[Diagnostic]]] = {}  # newest delivered per file
@@ -77,6 +104,7 @@ class EditorPanel(PanelWidget):
         # with the live check's findings until the next Save & Run of that file or a reload)
         self.run_diagnostics: dict[Path, list[Diagnostic]] = {}
         self.awaiting_reload: set[str] = set()
+        self._outlines: dict[str, list] = {}  # key -> newest outline that parsed (checker thread)
         self._script_names: dict[str, tuple[str, ...]] = {}  # functions a script defines (checker thread)  # files saved with Save & Run, waiting for the simulation
         self._relay = _Relay()
         self._relay.arrived.connect(self._on_diagnostics)
@@ -99,7 +127,9 @@ class EditorPanel(PanelWidget):
         one.clicked.connect(lambda: self.replace(self.find_field.text(), self.replace_field.text()))
         every = QPushButton("Replace all")
         every.clicked.connect(lambda: self.replace_all(self.find_field.text(), self.replace_field.text()))
-        for w in (self.find_field, self.replace_field, one, every):
+        self.find_regex = QCheckBox("Regex")
+        self.find_regex.setToolTip("Find a regular expression (Python syntax; the replacement may use \\1, \\g<name>)")
+        for w in (self.find_field, self.find_regex, self.replace_field, one, every):
             row.addWidget(w)
         bar.hide()
         self.find_bar = bar
@@ -111,43 +141,54 @@ class EditorPanel(PanelWidget):
         self.find_field.selectAll()
 
     def find_next(self, needle: str) -> tuple[int, int] | None:
-        """Select the next occurrence of ``needle`` after the caret (wrapping); its offsets."""
+        """Select the next match of ``needle`` (text, or a regular expression when *Regex* is
+        ticked) after the caret, wrapping; its offsets."""
         editor = self.current()
         if editor is None or not needle:
             return None
-        text = editor.doc.text
         start = editor.char_offset(max(editor.currentPos(), editor.anchor()))
-        at = text.find(needle, start)
-        if at < 0:
-            at = text.find(needle)
-        if at < 0:
+        try:
+            hit = find.find_next(editor.doc.text, needle, start, self.find_regex.isChecked())
+        except find.BadPattern as exc:
+            self.status.setText(str(exc))
+            return None
+        if hit is None:
             self.status.setText(f"'{needle}' not found")
             return None
-        editor.select_chars(at, at + len(needle))
-        return at, at + len(needle)
+        editor.select_chars(hit[0], hit[1])
+        return hit[0], hit[1]
 
     def replace(self, needle: str, replacement: str) -> bool:
-        """Replace the selected occurrence (else find one first); one journal entry."""
+        """Replace the selected match (else find one first); one journal entry."""
         editor = self.current()
         if editor is None or not needle:
             return False
         a = editor.char_offset(min(editor.currentPos(), editor.anchor()))
         b = editor.char_offset(max(editor.currentPos(), editor.anchor()))
-        if editor.doc.text[a:b] != needle:
-            return self.find_next(needle) is not None and self.replace(needle, replacement)
-        editor.doc.apply([Splice(a, b, replacement)], author="user", label="replace")
+        try:
+            hit = next(((s, e, m) for s, e, m in find.matches(editor.doc.text, needle, self.find_regex.isChecked(), a)
+                        if s == a), None)
+            if hit is None or hit[1] != b:
+                return self.find_next(needle) is not None and self.replace(needle, replacement)
+            text = find.replacement(hit[2], replacement)
+        except find.BadPattern as exc:
+            self.status.setText(str(exc))
+            return False
+        editor.doc.apply([Splice(a, b, text)], author="user", label="replace")
         self.find_next(needle)
         return True
 
     def replace_all(self, needle: str, replacement: str) -> int:
-        """Replace every occurrence in one edit (one undo brings them all back)."""
+        """Replace every match in one edit (one undo brings them all back)."""
         editor = self.current()
         if editor is None or not needle:
             return 0
-        text, splices, at = editor.doc.text, [], 0
-        while (at := text.find(needle, at)) >= 0:
-            splices.append(Splice(at, at + len(needle), replacement))
-            at += len(needle)
+        try:
+            splices = [Splice(a, b, find.replacement(m, replacement))
+                       for a, b, m in find.matches(editor.doc.text, needle, self.find_regex.isChecked())]
+        except find.BadPattern as exc:
+            self.status.setText(str(exc))
+            return 0
         if splices:
             editor.doc.apply(splices, author="user", label="replace all")
         self.status.setText(f"{len(splices)} replaced")
@@ -169,6 +210,7 @@ class EditorPanel(PanelWidget):
                 self.ctx.documents.add(doc)
             editor = CodeEditor(doc, self.theme)
             editor.command.connect(lambda action, e=editor: self._on_command(e, action))
+            editor.autoCompleteSelection.connect(lambda _pos, text, e=editor: self._on_completion(e, text))
             doc.changed.connect(lambda *_a, e=editor: self._on_edit(e))
             doc.saved.connect(lambda *_a, e=editor: self._update_title(e))
             doc.reloaded.connect(lambda e=editor: self._on_edit(e))
@@ -249,6 +291,9 @@ class EditorPanel(PanelWidget):
         """On the checker thread: diagnostics, and the script's own names for completion."""
         if key.endswith(".rhai"):
             self._script_names[key] = tuple(rhai_functions(text))
+        symbols = outline(LANGUAGES.get(Path(key).suffix, "text"), text)
+        if symbols is not None:  # a buffer that does not parse keeps the last outline
+            self._outlines[key] = symbols
         return check_source(key, text, self._roots())
 
     def _on_edit(self, editor: CodeEditor) -> None:
@@ -263,6 +308,8 @@ class EditorPanel(PanelWidget):
         own = [d for d in diags if not d.layer or Path(d.layer).resolve() == editor.doc.path]
         self.results[editor.doc.path] = (revision, own)
         self._show(editor)
+        if editor is self.current():
+            self._show_outline()
 
     def shown_diagnostics(self, editor: CodeEditor) -> list[Diagnostic]:
         """The live check's findings and the last Save & Run compile's (each once)."""
@@ -286,6 +333,8 @@ class EditorPanel(PanelWidget):
                     "definition": lambda: self.go_to_definition(editor),
                     "complete": lambda: self.complete(editor, explicit=True),
                     "complete_auto": lambda: self.complete(editor, explicit=False),
+                    "references": lambda: self.find_references(editor),
+                    "signature": lambda: self.show_signature(editor),
                     "find": self.show_find}
         handlers[action]()
 
@@ -373,7 +422,11 @@ class EditorPanel(PanelWidget):
         in_string = prefix.count('"') % 2 == 1
         if in_string:
             typed = prefix[prefix.rfind('"') + 1:]
-            return self._scene_words(), len(typed.encode("utf-8"))
+            if editor.doc.language == "rhai" and _IMPORT_OPEN.search(prefix):
+                words = rhai_modules(editor.doc.path, self._roots())
+            else:
+                words = self._scene_words()
+            return words, len(typed.encode("utf-8"))
         typed = _typed_tail(prefix, editor.doc.language)
         if editor.doc.language == "rhai":
             words = [f.name for f in host_functions(self._roots())]
@@ -382,11 +435,12 @@ class EditorPanel(PanelWidget):
         elif "." in typed:  # a component's fields, or a package's classes
             owner, _dot, typed = typed.rpartition(".")
             roots = library_roots(self._roots())
-            words = members(owner, editor.doc.text, roots, editor.doc.path)
+            return sorted(set(members(owner, editor.doc.text, roots, editor.doc.path))), len(typed.encode("utf-8"))
         else:
             roots = library_roots(self._roots())
             words = [c.name for c in class_index(roots)] + [c.name.rsplit(".", 1)[-1] for c in class_index(roots)]
             words += list(BUILTINS) + list(KEYWORDS)
+        words += [s.label for s in snippets(editor.doc.language)]
         return sorted(set(words)), len(typed.encode("utf-8"))
 
     def _scene_words(self) -> list[str]:
@@ -407,9 +461,42 @@ class EditorPanel(PanelWidget):
             editor.autoCShow(typed, " ".join(shown))
         return shown
 
+    def _on_completion(self, editor: CodeEditor, text: str) -> None:
+        """A snippet chosen from the list expands (instead of its label being inserted)."""
+        snippet = next((s for s in snippets(editor.doc.language) if s.label == text), None)
+        if snippet is None:
+            return
+        editor.autoCCancel()  # Scintilla inserts nothing
+        end = editor.char_offset(editor.currentPos())
+        start = end - len(_typed_tail(editor.line_prefix(), editor.doc.language).rpartition(".")[2])
+        line_start = editor.doc.line_starts()[editor.doc.line_col(start)[0] - 1]
+        indent = editor.doc.text[line_start:start]
+        indent = indent[:len(indent) - len(indent.lstrip())]
+        body, fields, caret = expand_snippet(snippet, indent)
+        editor.insert_snippet(start, end, body, fields, caret)
+
+    def show_signature(self, editor: CodeEditor) -> str:
+        """After ``name(``: the host function's (or the script's own function's) parameters as a tip."""
+        if editor.doc.language != "rhai":
+            return ""
+        prefix = editor.line_prefix()[:-1]
+        name = _typed_tail(prefix, "rhai")
+        sig = next((f.signature for f in host_functions(self._roots()) if f.name == name), "")
+        if not sig and name in self._script_names.get(str(editor.doc.path), ()):
+            params = rhai_function_params(editor.doc.text).get(name)
+            sig = f"{name}({params})" if params is not None else ""
+        if sig:
+            editor.callTipShow(editor.currentPos(), sig)
+        return sig
+
     # ------------------------------------------------------------------ navigation
     def definition(self, editor: CodeEditor) -> tuple[Path, int] | None:
         """Where the name at the caret is defined: (file, line), or None."""
+        where = self.definition_at(editor)
+        return (where[0], where[1]) if where else None
+
+    def definition_at(self, editor: CodeEditor) -> tuple[Path, int, int | None] | None:
+        """Where the name at the caret is defined: (file, line, column or None)."""
         if editor.doc.language == "rhai":
             word, _ = editor.word_at(editor.currentPos(), ":")
             parts = word.split("::")
@@ -418,32 +505,63 @@ class EditorPanel(PanelWidget):
                 module = rhai_imports(editor.doc.text, editor.doc.path, self._roots()).get(parts[-2])
                 if module is not None:
                     line = rhai_functions(module.read_text(encoding="utf-8")).get(name)
-                    return (module, line or 1)
+                    return (module, line or 1, None)
                 return None
             own = rhai_functions(editor.doc.text)
             if name in own:
-                return editor.doc.path, own[name]
+                return editor.doc.path, own[name], None
             for module in rhai_imports(editor.doc.text, editor.doc.path, self._roots()).values():
                 line = rhai_functions(module.read_text(encoding="utf-8")).get(name)
                 if line:
-                    return module, line
+                    return module, line, None
             return None
-        word, _ = editor.word_at(editor.currentPos(), ".")
+        # Modelica: the syntax layer's resolver (scopes, imports, within, the library) first
+        found = modelica_definition(editor.doc.text, editor.doc.path, editor.char_offset(editor.currentPos()),
+                                    self._roots())
+        if found is not None:
+            return found.file, found.line, found.column
+        word, _ = editor.word_at(editor.currentPos(), ".")  # a buffer that does not parse: the class index
         found = find_class(word, library_roots(self._roots()), (editor.doc.path,)) if word else None
-        if found is None and "." in word:  # a component's field: the class of the first part
+        if found is None and "." in word:
             found = find_class(word.split(".")[0], library_roots(self._roots()), (editor.doc.path,))
-        return (found.file, found.line) if found else None
+        return (found.file, found.line, None) if found else None
 
     def go_to_definition(self, editor: CodeEditor | None = None) -> bool:
         editor = editor or self.current()
         if editor is None:
             return False
-        where = self.definition(editor)
+        where = self.definition_at(editor)
         if where is None:
             self.status.setText("No definition found")
             return False
-        self.open_file(where[0], where[1])
+        self.open_file(where[0], where[1], where[2])
         return True
+
+    def find_references(self, editor: CodeEditor | None = None) -> list:
+        """Shift+F12: every reference in the twin to the name at the caret, listed in the side
+        panel's References tab (activating one opens it)."""
+        editor = editor or self.current()
+        if editor is None:
+            return []
+        sources = {e.doc.path: e.doc.text for e in self.editors.values()}
+        name, refs = references(editor.doc.path, editor.doc.text, editor.char_offset(editor.currentPos()),
+                                self._roots(), sources)
+        twin = self.ctx.workspace.twin
+        self.side.show_references(name or "?", refs, twin.root if twin is not None else None)
+        self.status.setText(f"{len(refs)} reference(s) to {name}" if name else "No name at the caret")
+        return refs
+
+    def _show_outline(self) -> None:
+        editor = self.current()
+        self.side.show_outline(self._outlines.get(str(editor.doc.path), []) if editor is not None else [])
+
+    def _go_side(self, path, line: int, column: int) -> None:
+        if path is None:
+            editor = self.current()
+            if editor is not None:
+                editor.go_to(line, column)
+        else:
+            self.open_file(path, line, column)
 
     # ------------------------------------------------------------------ panel protocol
     def on_theme_changed(self) -> None:
