@@ -325,6 +325,9 @@ COUNTS = [
     ("try { throw 1; } catch { 0 }", 5),
     ("let f = |x| x + 1; f.call(2)", 12),
     ("let f = |x| x + 1; f(2)", 10),
+    ("let f = |x| x + 1; call(f, 2)", 11),                # `call`, `Fn`, `curry`: no native call
+    ('let f = Fn("abs");', 3),
+    ('let f = curry(Fn("max"), 1);', 5),
     ("fn f() { return 1; [1, 2, 3, 4, 5, 6, 7, 8, 9]; } f()", 5),   # nothing after `return`
     ("let x = 0; while x < 3 { if x > 5 { break; } x += 1; }", 36),
 ]

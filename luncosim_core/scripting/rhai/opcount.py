@@ -30,6 +30,9 @@ from .ast import Node
 CONTROL = frozenset(("if", "while", "loop", "do", "for", "switch", "try"))
 _CHAIN = frozenset(("prop", "index", "method"))
 _EXITS = frozenset(("return", "break", "continue", "throw"))
+# calls Rhai's evaluator answers itself (no native call counted; `call`'s script function
+# counts its own 1 with its body)
+_SYNTACTIC = frozenset(("call", "Fn", "curry", "eval", "is_shared", "is_def_var"))
 
 
 class Weigher:
@@ -78,7 +81,7 @@ class Weigher:
         args = self.exprs(n.args)
         if n.ns or getattr(n, "bang", False) or self.is_script(n.name, len(n.args)):
             return 1 + args  # a script function: its own 1 is charged with its body
-        if n.name in ("is_shared", "is_def_var") and len(n.args) == 1:
+        if n.name in _SYNTACTIC and n.args:
             return 1 + args  # answered by the evaluator itself, not a function call
         return 2 + args
 
