@@ -20,6 +20,12 @@ PANEL = PanelSpec(
         ActionSpec("layers.target_runtime", "Edit Target: Runtime Layer",
                    lambda panel: panel.set_edit_target("runtime"), menus=(MenuPlace("edit", "5_target", 20),),
                    enablement="document"),
+        ActionSpec("layers.save_as", "Save Scene &As…", lambda panel: panel.ask_save_as(), keybinding="std:SaveAs",
+                   menus=(MenuPlace("file", "2_save", 15),), enablement="document",
+                   tip="Write the scene, unsaved edits included, to another file and work on that one"),
+        ActionSpec("layers.new_twin", "&New Twin…", lambda panel: panel.ask_new_twin(), keybinding="std:New",
+                   menus=(MenuPlace("file", "1_open", 5),),
+                   tip="A new twin folder: twin.toml and a scene with a PhysicsScene at lunar gravity"),
     ),
     perspectives={
         "Build": DockPlacement("left", 0),
