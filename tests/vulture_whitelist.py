@@ -26,6 +26,8 @@ REAL_TYPES  # noqa
 # dead-code candidates in files other work is editing now (ports/declarations.py,
 # sim/program_modelica.py): to be removed there
 attr_path, _compiled_for  # noqa
+# Qt calls these item-delegate overrides (the Ports panel's value column) and reads the option's elide mode
+createEditor, setEditorData, setModelData, textElideMode  # noqa
 # Qt calls eventFilter overrides; vispy reads an event's handled flag
 eventFilter, handled  # noqa
 # used by luncosim_core/modelica/wrench_model.py and luncosim_core/physics/actuators.py (folders this scan leaves out)

@@ -284,10 +284,6 @@ class PrimGroupModel(QAbstractItemModel):
         rows = self.members[index.internalId() - 1]
         return self.source.index(rows[index.row()], index.column()) if index.row() < len(rows) else QModelIndex()
 
-    def from_source(self, index: QModelIndex) -> QModelIndex:
-        g, c = self._where.get(index.row(), (-1, -1)) if index.isValid() else (-1, -1)
-        return self.index(c, index.column(), self.index(g, 0)) if g >= 0 else QModelIndex()
-
     def is_group(self, index: QModelIndex) -> bool:
         return index.isValid() and index.internalId() == 0
 
