@@ -48,6 +48,7 @@ from luncosim_workbench.panels.diagram.model import (
     DiagramView,
     Extent,
     Icon,
+    IconLayer,
     NodeView,
     PortView,
     WireView,
@@ -323,7 +324,8 @@ class NodeItem(QGraphicsItem):
         super().__init__()
         self.view = view
         self.setTransform(_qt(placement_matrix(view.placement, view.icon.coords), True))
-        movable = QGraphicsItem.GraphicsItemFlag.ItemIsMovable if not view.inherited else QGraphicsItem.GraphicsItemFlag(0)
+        fixed = view.inherited or bool(view.locked)
+        movable = QGraphicsItem.GraphicsItemFlag.ItemIsMovable if not fixed else QGraphicsItem.GraphicsItemFlag(0)
         self.setFlags(movable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         if view.inherited:
@@ -383,6 +385,8 @@ class NodeItem(QGraphicsItem):
             lines.append(v.description)
         if v.inherited:
             lines.append("<i>inherited: edited in its base class</i>")
+        if v.locked:
+            lines.append(f"<i>{v.locked}</i>")
         lines += [f"{k} = {val}" for k, val in v.modifiers.items()]
         if not v.icon.found and v.own_connector is None:
             lines.append(f"<i>class {v.type_name} not found: drawn as a box</i>")
@@ -603,6 +607,63 @@ def route_wires(nodes: dict[str, NodeItem], wires: list[WireItem]) -> None:
         w.reroute()
 
 
+class GraphicItem(QGraphicsItem):
+    """One primitive of the Icon view: the class's own (``index``: its place in the graphics
+    array; selectable, movable) or an inherited one (drawn paler, fixed)."""
+
+    def __init__(self, index: int | None, prim: Primitive, labels: tuple[str, str, dict[str, str]]) -> None:
+        super().__init__()
+        self.index = index
+        self.prim = prim
+        self.labels = labels
+        self.setTransform(QTransform(1, 0, 0, -1, 0, 0))
+        local = QTransform()
+        local.translate(prim.origin[0], prim.origin[1])
+        local.rotate(prim.rotation)
+        self._rect = local.mapRect(_bounds(prim)).adjusted(-1, -1, 1, 1)
+        if index is None:
+            self.setOpacity(0.45)
+            self.setZValue(-1)
+            self.setToolTip(f"{prim.kind} (inherited: edited in its base class)")
+        else:
+            self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+            self.setToolTip(f"{prim.kind} #{index}: drag to move, R rotates, Delete removes")
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, painter: QPainter, _option: QStyleOptionGraphicsItem, _widget: QWidget | None = None) -> None:
+        paint_primitive(painter, self.prim, self.labels)
+        if self.isSelected():
+            painter.setPen(QPen(QColor(0, 120, 215), 0, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(self._rect)
+
+
+def build_icon_scene(scene: QGraphicsScene, layer: IconLayer) -> tuple[dict[int, GraphicItem], dict[str, NodeItem]]:
+    """Fill ``scene`` with the Icon view of a class: its coordinate system, inherited graphics,
+    its own graphics by index, its connectors at their iconTransformation."""
+    scene.clear()
+    (x1, y1), (x2, y2) = layer.coords
+    frame = scene.addRect(_rect(((x1, -y1), (x2, -y2))), QPen(QColor(170, 170, 170), 0, Qt.PenStyle.DashLine))
+    frame.setZValue(-3)
+    short = layer.cls.rsplit(".", 1)[-1]
+    labels = (short, short, {})
+    for prim in layer.inherited:
+        scene.addItem(GraphicItem(None, prim, labels))
+    items: dict[int, GraphicItem] = {}
+    for index, prim in layer.own:
+        item = GraphicItem(index, prim, labels)
+        scene.addItem(item)
+        items[index] = item
+    nodes: dict[str, NodeItem] = {}
+    for nv in layer.connectors:
+        node = NodeItem(nv)
+        scene.addItem(node)
+        nodes[nv.name] = node
+    return items, nodes
+
+
 class _Background(QGraphicsItem):
     def __init__(self, prim: Primitive) -> None:
         super().__init__()
@@ -636,6 +697,8 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
     wire_edited = Signal(str, str, list)  # a, b, the wire's new points (diagram coordinates, snapped)
     resized = Signal(str, object)  # component, its new extent
     menu_requested = Signal(object, QPointF)  # the NodeItem or WireItem under a right-click (or None), view point
+    graphics_moved = Signal(object)  # Icon view (a dict of int keys: not a QVariantMap): {graphic index: (dx, dy)} in icon units, snapped
+    graphic_drawn = Signal(str, tuple, tuple)  # Icon view: the tool, the corners dragged (icon coordinates)
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
@@ -660,6 +723,9 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self._pan: QPointF | None = None
         self._bend: tuple[WireItem, int, QPointF, list[QPointF]] | None = None  # wire, segment, press, points
         self._resize: tuple[HandleItem, Extent | None] | None = None
+        self.icon_layer = False  # the Icon view: no connecting, no bends; a tool draws primitives
+        self.tool: str | None = None  # Rectangle, Ellipse, Line, Polygon, Text
+        self._draw: tuple[QPointF, QGraphicsItem] | None = None
         scene.selectionChanged.connect(self.update_handles)
 
     def update_handles(self) -> None:
@@ -671,7 +737,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         for item in self.scene().items():
             if isinstance(item, NodeItem):
                 item.show_handles(not self.read_only and len(chosen) == 1 and item is chosen[0]
-                                  and not item.view.inherited)
+                                  and not item.view.inherited and not item.view.locked)
 
     # -- keys: the canvas's own, even where the window binds the same key (Ctrl+Z) ----------------
     def _command(self, event) -> str | None:
@@ -774,6 +840,18 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             return
         pos = event.position().toPoint()
         left = event.button() == Qt.MouseButton.LeftButton
+        if self.icon_layer:
+            if left and self.tool and not self.read_only:
+                start = self._snap_scene(self.mapToScene(pos))
+                pen = QPen(QColor(255, 140, 0), 0, Qt.PenStyle.DashLine)
+                shape = (self.scene().addLine(start.x(), start.y(), start.x(), start.y(), pen) if self.tool == "Line"
+                         else self.scene().addRect(QRectF(start, start), pen))
+                self._draw = (start, shape)
+                return
+            super().mousePressEvent(event)
+            self._press = {f"#{i.index}": i.pos() for i in self.scene().selectedItems()
+                           if isinstance(i, GraphicItem) and i.index is not None}
+            return
         if left and not self.read_only and (handle := self._handle_at(pos)) is not None:
             self._resize = (handle, None)
             return
@@ -791,6 +869,9 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self._press = {i.view.name: i.pos() for i in self.scene().selectedItems() if isinstance(i, NodeItem)}
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.icon_layer:
+            super().mouseDoubleClickEvent(event)
+            return
         pos = event.position().toPoint()
         node = self._node_at(pos)
         if node is not None:
@@ -827,6 +908,14 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             p = self.mapToScene(event.position().toPoint())
             self._wire.setLine(line.x1(), line.y1(), p.x(), p.y())
             return
+        if self._draw is not None:
+            start, shape = self._draw
+            p = self._snap_scene(self.mapToScene(event.position().toPoint()))
+            if isinstance(shape, QGraphicsLineItem):
+                shape.setLine(start.x(), start.y(), p.x(), p.y())
+            else:
+                shape.setRect(QRectF(start, p).normalized())
+            return
         if self._bend is not None:
             wire, seg, press, pts = self._bend
             d = self._snap_scene(self.mapToScene(event.position().toPoint()) - press)
@@ -856,6 +945,14 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             if target is not None and source is not None and target is not source:
                 self.connect_requested.emit(source.ref, target.ref, event.position())
             return
+        if self._draw is not None:
+            start, shape = self._draw
+            self._draw = None
+            self.scene().removeItem(shape)
+            end = self._snap_scene(self.mapToScene(event.position().toPoint()))
+            if abs(end.x() - start.x()) >= GRID or abs(end.y() - start.y()) >= GRID:
+                self.graphic_drawn.emit(self.tool, (start.x(), -start.y()), (end.x(), -end.y()))
+            return
         if self._bend is not None:
             wire, _seg, _press, _pts = self._bend
             self._bend = None
@@ -875,6 +972,20 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self._finish_move()
 
     def _finish_move(self) -> None:
+        if self.icon_layer:
+            moved: dict[int, tuple[float, float]] = {}
+            for item in self.scene().selectedItems():
+                key = f"#{item.index}" if isinstance(item, GraphicItem) else None
+                if key is None or key not in self._press:
+                    continue
+                d = item.pos() - self._press[key]
+                dx, dy = round(d.x() / GRID) * GRID, round(-d.y() / GRID) * GRID
+                if dx or dy:
+                    moved[item.index] = (dx, dy)
+            self._press = {}
+            if moved:
+                self.graphics_moved.emit(moved)
+            return
         deltas = {}
         for item in self.scene().selectedItems():
             if not isinstance(item, NodeItem) or item.view.name not in self._press:

@@ -68,6 +68,7 @@ class NodeView:
     description: str = ""
     own_connector: Connector | None = None  # set for a connector of the class itself
     inherited: bool = False  # declared in a base class: drawn, edited there
+    locked: str = ""  # why it cannot be moved in this view (the Icon view shows connectors for reference)
 
 
 @dataclass
@@ -200,6 +201,71 @@ def _node(lib: Library, cls: ClassDef, owner: ClassDef, comp: Component, text: s
     return node
 
 
+@dataclass
+class IconLayer:
+    """A class's Icon as the Icon view edits it: its own graphics with their place in the
+    ``graphics`` array, what it inherits (drawn, not edited), its coordinate system and its
+    connectors at their ``iconTransformation`` (for reference)."""
+
+    cls: str
+    own: list[tuple[int, Primitive]] = field(default_factory=list)
+    inherited: list[Primitive] = field(default_factory=list)
+    coords: Extent = DEFAULT_COORDS
+    connectors: list[NodeView] = field(default_factory=list)
+
+
+def icon_layer(sd: StoredDefinition, cls: ClassDef, lib: Library) -> IconLayer:
+    from luncosim_core.modelica.syntax.graphics import primitive
+
+    out = IconLayer(cls.qualified)
+    for base in reversed(lib.bases(cls)):
+        home = lib.home(base)
+        text = sd.text if base is cls else (home.sd.text if home else "")
+        if base.annotation is not None and base.annotation.arg("Icon") is not None:
+            out.coords = coordinate_extent(text, base.annotation.arg("Icon"))
+        g = base.graphics("Icon")
+        if g is None or g.kind != "array":
+            continue
+        for i, item in enumerate(g.items):
+            p = primitive(text, item)
+            if p is None:
+                continue
+            [p] = with_bitmaps(lib, [p], home.path if home is not None else None)
+            if base is cls:
+                out.own.append((i, p))
+            else:
+                out.inherited.append(p)
+    for node in project(sd, cls, lib).nodes:
+        if node.own_connector is None:
+            continue
+        found = lib.element(cls, node.name)
+        pl = placement_of(found[0], icon=True) if found is not None else None
+        if pl is not None:
+            node.placement = pl
+            node.locked = "a connector: placed in the diagram view (its iconTransformation)"
+            out.connectors.append(node)
+    return out
+
+
+def graphic_text(kind: str, a: tuple[float, float], b: tuple[float, float]) -> str:
+    """A new primitive drawn from corner ``a`` to corner ``b`` (icon coordinates), as Modelica text."""
+    from luncosim_core.modelica.syntax.ops import fmt_points
+
+    (x1, y1), (x2, y2) = a, b
+    box = fmt_points(((x1, y1), (x2, y2)))
+    blue = "{0, 0, 255}"
+    if kind == "Line":
+        return f"Line(points = {box}, color = {blue})"
+    if kind == "Polygon":
+        tri = fmt_points(((x1, y1), (x2, y1), ((x1 + x2) / 2, y2)))
+        return f"Polygon(points = {tri}, lineColor = {blue}, fillColor = {{255, 255, 255}}, fillPattern = FillPattern.Solid)"
+    if kind == "Text":
+        return f'Text(extent = {box}, textString = "%name")'
+    if kind in ("Rectangle", "Ellipse"):
+        return f"{kind}(extent = {box}, lineColor = {blue})"
+    raise ValueError(f"cannot draw a {kind}")
+
+
 @dataclass(frozen=True)
 class Transaction:
     """One entry of the document's journal as the diagram sees it: its label, the typed ops a
@@ -292,6 +358,13 @@ class DiagramEdits:
         if found is None:
             raise OpError(f"no class {cls!r} in {self.path.name}")
         return project(sd, found, self.lib)
+
+    def icon_view(self, cls: str | None) -> IconLayer:
+        sd = self.sd
+        found = sd.find(cls)
+        if found is None:
+            raise OpError(f"no class {cls!r} in {self.path.name}")
+        return icon_layer(sd, found, self.lib)
 
     def apply(self, ops: list[Op] | tuple[Op, ...], label: str, author: str = "user") -> Transaction:
         """Apply ``ops`` as one journal entry of the document (all or nothing); refused with

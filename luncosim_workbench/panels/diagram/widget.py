@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QGraphicsScene,
+    QGraphicsView,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -42,13 +43,18 @@ from luncosim_core.modelica.syntax.geometry import moved, placement_of
 from luncosim_core.modelica.syntax.ops import (
     AddComponent,
     AddConnection,
+    AddGraphic,
     Op,
     OpError,
     RemoveComponent,
     RemoveConnection,
+    RemoveGraphic,
+    SetGraphic,
     SetLinePoints,
     SetParameter,
     SetPlacement,
+    fmt_num,
+    fmt_point,
 )
 from luncosim_core.modelica.syntax.parameters import parameters_of
 from luncosim_core.text import TextConflict, TextDocument
@@ -58,8 +64,10 @@ from luncosim_workbench.panels.diagram.browser import LibraryBrowser
 from luncosim_workbench.panels.diagram.canvas import (
     GRID,
     DiagramView_,
+    GraphicItem,
     NodeItem,
     WireItem,
+    build_icon_scene,
     build_scene,
 )
 from luncosim_workbench.panels.diagram.model import (
@@ -68,6 +76,7 @@ from luncosim_workbench.panels.diagram.model import (
     Transaction,
     clip,
     duplicate_class,
+    graphic_text,
     icon_of,
     live_values,
 )
@@ -101,6 +110,10 @@ class DiagramPanel(PanelWidget):
         self.history: list[tuple[Path, str | None, str | None]] = []  # drilled out of: path, class, read-only why
         self.clipboard: Clipboard | None = None
         self._pastes = 0
+        self.layer = "Diagram"
+        self.graphics: dict[int, GraphicItem] = {}
+        self.view.graphics_moved.connect(self._graphics_moved)
+        self.view.graphic_drawn.connect(self._graphic_drawn)
         self.dialog: ParametersDialog | None = None
         self._prims: tuple[str, ...] = ()
         self._prims_key: tuple = ()
@@ -138,6 +151,23 @@ class DiagramPanel(PanelWidget):
         self.duplicate_button.clicked.connect(self.duplicate_to_edit)
         self.duplicate_button.setVisible(False)
         bar.addWidget(self.duplicate_button)
+        self.icon_button = QToolButton()
+        self.icon_button.setText("Icon")
+        self.icon_button.setCheckable(True)
+        self.icon_button.setToolTip("Edit the class's Icon (its graphics) instead of its diagram")
+        self.icon_button.toggled.connect(lambda on: self.set_layer("Icon" if on else "Diagram")
+                                         if (self.layer == "Icon") != on else None)
+        bar.insertWidget(2, self.icon_button)
+        self.tools: dict[str, QToolButton] = {}
+        for tool in ("Rectangle", "Ellipse", "Line", "Polygon", "Text"):
+            b = QToolButton()
+            b.setText(tool)
+            b.setCheckable(True)
+            b.setVisible(False)
+            b.setToolTip(f"Draw a {tool.lower()}: drag in the Icon view (click the tool again to stop)")
+            b.clicked.connect(lambda on, t=tool: self.choose_tool(t if on else None))
+            self.tools[tool] = b
+            bar.insertWidget(3 + len(self.tools) - 1, b)
         self.library_button = QToolButton()
         self.library_button.setText("Library")
         self.library_button.setCheckable(True)
@@ -191,6 +221,13 @@ class DiagramPanel(PanelWidget):
         self._set_classes(names)
         self.set_read_only(read_only)
         self.back_button.setEnabled(bool(self.history))
+        if self.layer != "Diagram":
+            self.layer = "Diagram"
+            self.view.icon_layer = False
+            self.icon_button.setChecked(False)
+            self.choose_tool(None)
+            for b in self.tools.values():
+                b.setVisible(False)
         self.rebuild(keep_view=False)
         self._reveal()
         self.fit()
@@ -380,18 +417,24 @@ class DiagramPanel(PanelWidget):
         """Re-project the diagram from the text, keeping the selection and (``keep_view``) the view."""
         if self.edits is None or self.cls is None:
             return
-        selected = self.selected()
+        selected, graphics = self.selected(), self.selected_graphics()
         h, v = self.view.horizontalScrollBar().value(), self.view.verticalScrollBar().value()
         center = self.view.mapToScene(self.view.viewport().rect().center())
         try:
-            view = self.edits.view(self.cls)
+            view = self.edits.icon_view(self.cls) if self.layer == "Icon" else self.edits.view(self.cls)
         except OpError as exc:
             self.message.setText(str(exc))
             return
-        self.nodes = build_scene(self.scene, view)
+        if self.layer == "Icon":
+            self.graphics, self.nodes = build_icon_scene(self.scene, view)
+        else:
+            self.graphics, self.nodes = {}, build_scene(self.scene, view)
         for name in selected:
             if name in self.nodes:
                 self.nodes[name].setSelected(True)
+        for index in graphics:
+            if index in self.graphics:
+                self.graphics[index].setSelected(True)
         rect = self.scene.itemsBoundingRect().adjusted(-200, -200, 200, 200)
         if not keep_view:
             self.scene.setSceneRect(rect)
@@ -405,7 +448,11 @@ class DiagramPanel(PanelWidget):
                 now = self.view.mapFromScene(center)
                 want = self.view.viewport().rect().center()
                 self.view.pan_by(now.x() - want.x(), now.y() - want.y())
-        if view.unplaced:
+        if self.layer == "Icon":
+            self.message.setText(f"Icon of {self.cls}: {len(view.own)} graphics"
+                                 + (f" (+{len(view.inherited)} inherited)" if view.inherited else "")
+                                 + "; pick a shape to draw, drag to move, R rotates, Delete removes")
+        elif view.unplaced:
             self.message.setText(f"{self.cls}: {len(view.nodes)} placed, {len(view.wires)} connections; "
                                  f"not drawn (no Placement): {', '.join(view.unplaced[:8])}"
                                  + ("…" if len(view.unplaced) > 8 else ""))
@@ -419,6 +466,65 @@ class DiagramPanel(PanelWidget):
 
     def selected(self) -> list[str]:
         return sorted(i.view.name for i in self.scene.selectedItems() if isinstance(i, NodeItem))
+
+    def selected_graphics(self) -> list[int]:
+        """The Icon view's selected primitives, by their place in the graphics array."""
+        return sorted(i.index for i in self.scene.selectedItems() if isinstance(i, GraphicItem) and i.index is not None)
+
+    # -- the Icon view ---------------------------------------------------------------------------------
+    def set_layer(self, layer: str) -> None:
+        """Show the class's ``Diagram`` (components and connections) or its ``Icon`` (its graphics,
+        edited with the same gestures and the drawing tools)."""
+        self.layer = layer
+        self.view.icon_layer = layer == "Icon"
+        self.icon_button.setChecked(layer == "Icon")
+        for b in self.tools.values():
+            b.setVisible(layer == "Icon")
+            b.setChecked(False)
+        self.view.tool = None
+        self.scene.clearSelection()
+        self.rebuild(keep_view=False)
+        self.fit()
+
+    def choose_tool(self, tool: str | None) -> None:
+        self.view.tool = tool
+        for name, b in self.tools.items():
+            b.setChecked(name == tool)
+        self.view.setDragMode(QGraphicsView.DragMode.NoDrag if tool else QGraphicsView.DragMode.RubberBandDrag)
+
+    def _graphic_drawn(self, tool: str, a: tuple, b: tuple) -> None:
+        index = len(self.graphics_of_class())  # the new primitive's place: the array's end
+        tx = self.apply([AddGraphic(self.cls, graphic_text(tool, a, b))], f"Draw {tool.lower()}")
+        if tx is not None and index in self.graphics:
+            self.scene.clearSelection()
+            self.graphics[index].setSelected(True)
+
+    def graphics_of_class(self) -> list:
+        cls = self.edits.sd.find(self.cls) if self.edits and self.cls else None
+        g = cls.graphics("Icon") if cls is not None else None
+        return g.items if g is not None and g.kind == "array" else []
+
+    def _graphics_moved(self, deltas: dict) -> None:
+        ops = []
+        for index, (dx, dy) in sorted(deltas.items()):
+            item = self.graphics.get(index)
+            if item is not None:
+                ox, oy = item.prim.origin
+                ops.append(SetGraphic(self.cls, index, "origin", fmt_point((ox + dx, oy + dy))))
+        self.apply(ops, "Move" if len(ops) == 1 else f"Move {len(ops)} graphics")
+
+    def _icon_command(self, name: str) -> bool:
+        """A key in the Icon view (delete, rotate); True when it was one."""
+        chosen = self.selected_graphics()
+        if name not in ("delete", "rotate") or not chosen:
+            return False
+        if name == "delete":  # the last first: earlier places do not move
+            self.apply([RemoveGraphic(self.cls, i) for i in sorted(chosen, reverse=True)], "Delete graphics")
+        else:
+            ops = [SetGraphic(self.cls, i, "rotation", fmt_num((self.graphics[i].prim.rotation + 90) % 360))
+                   for i in chosen]
+            self.apply(ops, "Rotate")
+        return True
 
     # -- edits ---------------------------------------------------------------------------------------
     def say(self, text: str, at: QPointF | None = None) -> None:
@@ -472,7 +578,13 @@ class DiagramPanel(PanelWidget):
     def command(self, name: str) -> None:
         """A canvas key: undo, redo, save, fit (F), copy, paste, duplicate (Ctrl+D), parameters
         (Enter), delete, rotate (R), flip_h (H), flip_v (V)."""
-        if name in ("undo", "redo", "fit", "save", "copy", "paste", "duplicate"):
+        if name in ("undo", "redo", "fit", "save"):
+            getattr(self, name)()
+            return
+        if self.layer == "Icon":
+            self._icon_command(name)
+            return
+        if name in ("copy", "paste", "duplicate"):
             getattr(self, name)()
             return
         comps = [c for c in self._placed() if c is not None]
