@@ -888,6 +888,9 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         super().mouseDoubleClickEvent(event)
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.icon_layer:  # the Icon view has its keys, not a menu
+            super().contextMenuEvent(event)
+            return
         pos = event.pos()
         target = self._node_at(pos)
         if target is not None and not target.isSelected():
