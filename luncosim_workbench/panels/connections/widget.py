@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
@@ -58,9 +58,26 @@ CONVERTED = QColor(230, 170, 40)
 JOINT = QColor(150, 150, 150)
 
 
+def _bold() -> QFont:
+    f = QFont()
+    f.setBold(True)
+    return f
+
+
+def node_width(node: Node) -> float:
+    """Wide enough for the title and, on each row, an input's label beside an output's."""
+    plain, bold = QFontMetricsF(QFont()), QFontMetricsF(_bold())
+    title = bold.horizontalAdvance(node.title + ("  (body)" if node.body else "")) + 16
+    rows = max(len(node.inputs), len(node.outputs))
+    pairs = [(plain.horizontalAdvance(node.inputs[i].label) if i < len(node.inputs) else 0.0)
+             + (plain.horizontalAdvance(node.outputs[i].label) if i < len(node.outputs) else 0.0)
+             for i in range(rows)]
+    return max(NODE_W, title, max(pairs, default=0.0) + 36)
+
+
 class PortItem(QGraphicsEllipseItem):
     def __init__(self, node: NodeItem, name: str, direction: str, y: float) -> None:
-        x = NODE_W if direction == "out" else 0.0
+        x = node.width if direction == "out" else 0.0
         super().__init__(x - PORT_R, y - PORT_R, 2 * PORT_R, 2 * PORT_R, node)
         self.node, self.name, self.direction = node, name, direction
         self.setBrush(QBrush(QColor(90, 200, 120) if direction == "out" else QColor(90, 150, 230)))
@@ -77,7 +94,8 @@ class PortItem(QGraphicsEllipseItem):
 
 class NodeItem(QGraphicsRectItem):
     def __init__(self, node: Node, canvas: ConnectionsCanvas) -> None:
-        super().__init__(0, 0, NODE_W, node_height(node))
+        self.width = node_width(node)
+        super().__init__(0, 0, self.width, node_height(node))
         self.node, self.canvas = node, canvas
         self.setBrush(QBrush(QColor(58, 62, 70)))
         self.setPen(QPen(QColor(200, 160, 60) if node.body else QColor(110, 115, 125), 1.5))
@@ -86,9 +104,7 @@ class NodeItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         title = QGraphicsSimpleTextItem(node.title + ("  (body)" if node.body else ""), self)
         title.setBrush(QBrush(QColor(235, 235, 235)))
-        f = QFont()
-        f.setBold(True)
-        title.setFont(f)
+        title.setFont(_bold())
         title.setPos(6, 4)
         self.ports: dict[str, PortItem] = {}
         for ports, direction in ((node.inputs, "in"), (node.outputs, "out")):
@@ -99,7 +115,7 @@ class NodeItem(QGraphicsRectItem):
                 label = QGraphicsSimpleTextItem(port.label, self)
                 label.setBrush(QBrush(QColor(210, 210, 210)))
                 w = label.boundingRect().width()
-                label.setPos(10 if direction == "in" else NODE_W - 10 - w, y - 8)
+                label.setPos(10 if direction == "in" else self.width - 10 - w, y - 8)
         self.setToolTip(node.path)
 
     def itemChange(self, change, value):  # noqa: N802 - Qt override
@@ -310,7 +326,8 @@ class ConnectionsCanvas(PanelWidget):
             root = self.assembly_root()
             self.graph = build_graph(doc.stage, root, self._positions(), self.live)
             self.title.setText(f"{root}: {len(self.graph.nodes)} nodes, {len(self.graph.wires)} wires")
-            for path, (x, y) in layout(self.graph).items():
+            widest = max((node_width(n) for n in self.graph.nodes.values()), default=NODE_W)
+            for path, (x, y) in layout(self.graph, column=widest + 70.0).items():
                 item = NodeItem(self.graph.nodes[path], self)
                 item.setPos(x, y)
                 self.scene.addItem(item)

@@ -132,7 +132,7 @@ class PortsPanel(PanelWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         header.setMinimumSectionSize(24)
-        for col, width in enumerate((200, 30, 50, 42, 85, 110, 55)):
+        for col, width in enumerate((200, 30, 50, 60, 85, 110, 55)):
             self.view.setColumnWidth(col, width)
         self.view.setColumnWidth(VALUE_COL, self.value_column_width())
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
@@ -162,6 +162,7 @@ class PortsPanel(PanelWidget):
 
     def _restore_expansion(self) -> None:
         for g, prim in enumerate(self.groups.prims):
+            self.view.setFirstColumnSpanned(g, QModelIndex(), True)  # the whole prim path shows
             self.view.setExpanded(self.groups.index(g, 0), prim not in self.collapsed)
 
     # ------------------------------------------------------------------ plotting
