@@ -72,21 +72,32 @@ class Built:
     joints: list[JointRt]
     owner_of: dict[tuple[int, int], str]  # (uid, link) -> body or static collider path
     statics: dict[str, int]  # static collider path -> uid
-    multibodies: list[tuple[int, str | None, list[str]]]  # uid, base body (None: world), link bodies
+    # uid, base body (None: world), the body of every link by link index (None: a steering knuckle)
+    multibodies: list[tuple[int, str | None, list[str | None]]]
     tethers: list[Joint]
+    knuckles: dict[str, tuple[int, int]] = field(default_factory=dict)  # steered wheel -> (uid, knuckle link)
+
+
+KNUCKLE_MASS_FRACTION = 1.0e-3  # a steering knuckle weighs this much of its wheel (it only carries the steer)
+KNUCKLE_TORQUE = 1.0e5  # N*m: the steering servo holds the knuckle at its angle against the tyre
 
 
 class Builder:
-    def __init__(self, client, model: SceneModel, joints: list[Joint], diags: list[Diagnostic]):
+    def __init__(self, client, model: SceneModel, joints: list[Joint], diags: list[Diagnostic],
+                 steered: dict[str, tuple[str, np.ndarray]] | None = None):
         self.c = client
         self.m = model
         self.joints = joints
         self.diags = diags
+        # hinge joint path -> (steered wheel, its steer axis in the wheel frame): the hinge hangs
+        # off a synthesized knuckle link that turns about the steer axis
+        self.steered = steered or {}
+        self.knuckles: dict[str, tuple[int, int]] = {}
         self.tmpdir: tempfile.TemporaryDirectory | None = None
         self.bodies: dict[str, BodyRt] = {}
         self.owner_of: dict[tuple[int, int], str] = {}
         self.joint_rts: list[JointRt] = []
-        self.multibodies: list[tuple[int, str | None, list[str]]] = []
+        self.multibodies: list[tuple[int, str | None, list[str | None]]] = []
         self._mesh_count = 0
 
     # ------------------------------------------------------------------ shapes
@@ -177,7 +188,7 @@ class Builder:
         self._initial_velocities()
         self._filters()
         self.joint_rts.sort(key=lambda r: r.joint.path)
-        return Built(self.bodies, self.joint_rts, self.owner_of, statics, self.multibodies, tethers)
+        return Built(self.bodies, self.joint_rts, self.owner_of, statics, self.multibodies, tethers, self.knuckles)
 
     def _root_order(self, tree_joints: list[Joint]) -> list[str]:
         """Roots to grow trees from: kinematic bodies, then the world, then the rest by path."""
@@ -230,7 +241,9 @@ class Builder:
         index_of: dict[str, int] = {root: -1}
         masses, shapes_, poss, orns, ipos, iorns, parents, jtypes, axes = [], [], [], [], [], [], [], [], []
         rts: list[JointRt] = []
-        for k, (child, parent, j) in enumerate(links):
+        link_bodies: list[str | None] = []  # the body of every link, by link index
+        knuckles: dict[str, int] = {}
+        for child, parent, j in links:
             forward = (j.body0 or WORLD) == parent
             fp, fc = (j.frame0, j.frame1) if forward else (j.frame1, j.frame0)
             parent_pose = bodies[parent].pose if parent != WORLD else Pose.identity()
@@ -238,7 +251,27 @@ class Builder:
             cb = bodies[child]
             link_frame_world[child] = joint_world
             rel = link_frame_world[parent].inverse() * joint_world
+            parent_index = index_of[parent] + 1
+            wheel, steer = self.steered.get(j.path, (None, None)) if j.kind == "revolute" else (None, None)
+            if wheel == child:
+                # a steering knuckle at the hinge: turns about the wheel's steer axis (in the hinge
+                # frame), carries the hinge, which now sits on it with no offset
+                axis = quat_rotate(quat_conj(joint_world.q), quat_rotate(cb.pose.q, steer))
+                knuckles[child] = len(masses)
+                masses.append(cb.mass * KNUCKLE_MASS_FRACTION)
+                shapes_.append(-1)
+                poss.append(list(rel.p))
+                orns.append(to_xyzw(rel.q))
+                ipos.append([0.0, 0.0, 0.0])
+                iorns.append([0.0, 0.0, 0.0, 1.0])
+                parents.append(parent_index)
+                jtypes.append(pb.JOINT_REVOLUTE)
+                axes.append([float(x) for x in axis])
+                link_bodies.append(None)
+                parent_index = len(masses)
+                rel = Pose.identity()
             inertial = fc.inverse() * cb.com_frame
+            k = len(masses)
             index_of[child] = k
             masses.append(cb.mass)
             shapes_.append(self._body_shapes(cb, fc))
@@ -246,18 +279,26 @@ class Builder:
             orns.append(to_xyzw(rel.q))
             ipos.append(list(inertial.p))
             iorns.append(to_xyzw(inertial.q))
-            parents.append(index_of[parent] + 1)
+            parents.append(parent_index)
             jtypes.append(_JTYPE[j.kind])
             axes.append(list(j.axis_vec) if j.kind in ("revolute", "prismatic") else [0.0, 0.0, 1.0])
+            link_bodies.append(child)
             rts.append(JointRt(j, link=k, sign=1.0 if forward else -1.0))
         flags = pb.URDF_USE_SELF_COLLISION | pb.URDF_USE_SELF_COLLISION_INCLUDE_PARENT
         uid = c.createMultiBody(
             baseMass=base_mass, baseCollisionShapeIndex=base_shape, baseVisualShapeIndex=-1,
             basePosition=list(base_frame_world.p), baseOrientation=to_xyzw(base_frame_world.q),
-            linkMasses=masses, linkCollisionShapeIndices=shapes_, linkVisualShapeIndices=[-1] * len(links),
+            linkMasses=masses, linkCollisionShapeIndices=shapes_, linkVisualShapeIndices=[-1] * len(masses),
             linkPositions=poss, linkOrientations=orns, linkInertialFramePositions=ipos,
             linkInertialFrameOrientations=iorns, linkParentIndices=parents, linkJointTypes=jtypes,
             linkJointAxis=axes, flags=flags)
+        for child, link in sorted(knuckles.items()):
+            wheel = bodies[child]
+            tiny = [max(float(x), 1e-9) * KNUCKLE_MASS_FRACTION for x in wheel.inertia]
+            c.changeDynamics(uid, link, localInertiaDiagonal=tiny, linearDamping=0.0, angularDamping=0.0,
+                             jointDamping=0.0)
+            c.setJointMotorControl2(uid, link, pb.POSITION_CONTROL, targetPosition=0.0, force=KNUCKLE_TORQUE)
+            self.knuckles[child] = (uid, link)
         c.changeDynamics(uid, -1, linearDamping=0.0, angularDamping=0.0)
         if root_body is not None:
             self.bodies[root] = BodyRt(root, uid, -1, root_body.com_frame, root_body.kinematic, root_body.mass)
@@ -273,7 +314,7 @@ class Builder:
             rt.uid = uid
             self._init_link_joint(rt)
             self.joint_rts.append(rt)
-        self.multibodies.append((uid, None if root == WORLD else root, [lk[0] for lk in links]))
+        self.multibodies.append((uid, None if root == WORLD else root, link_bodies))
 
     def _init_link_joint(self, rt: JointRt) -> None:
         c, j = self.c, rt.joint

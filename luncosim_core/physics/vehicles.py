@@ -39,6 +39,7 @@ import numpy as np
 import pybullet as pb
 from pxr import Usd, UsdPhysics
 
+from .builder import KNUCKLE_TORQUE
 from .frames import Pose, axis_angle_quat, quat_rotate
 from .model import Body
 from .reader import applied_schemas, authored, diag
@@ -374,13 +375,18 @@ def longitudinal_step(w: Wheel, hub_speed: float, drive: float, brake: float, no
     return w.omega + dt * (drive + brake - traction - w.bearing_damping * w.omega) / i, traction / r
 
 
-def lateral_force(w: Wheel, long_force: float, rolling: float, v_lat: float, normal: float) -> tuple[float, float]:
+def lateral_force(w: Wheel, long_force: float, rolling: float, v_lat: float, normal: float,
+                  wheel_load: float | None = None, share: float = 1.0) -> tuple[float, float]:
+    """(longitudinal, lateral) patch force on one friction circle (mu x ``normal``). The cornering
+    stiffness is the graph's at the wheel's load (``wheel_load``, default ``normal``); a contact
+    carrying ``share`` of a wheel's load gets that share of the wheel's lateral force."""
     if normal <= 0:
         return 0.0, 0.0
     lat = 0.0
+    load = normal if wheel_load is None else wheel_load
     if w.lat_max_stiffness > 0 and w.rest_load > 0:
-        scale = min(normal / w.rest_load / w.lat_min_load, 1.0) if w.lat_min_load > 0 else 1.0
-        lat = w.lat_max_stiffness * scale * math.atan2(-v_lat, abs(rolling))
+        scale = min(load / w.rest_load / w.lat_min_load, 1.0) if w.lat_min_load > 0 else 1.0
+        lat = w.lat_max_stiffness * scale * share * math.atan2(-v_lat, abs(rolling))
     cone = max(w.mu, 0.0) * normal
     mag = math.hypot(long_force, lat)
     if mag > cone and mag > 1e-12:
@@ -455,6 +461,7 @@ class VehicleRuntime:
         self.ray_wheels = [(v, w) for v in self.vessels for w in v.wheels if w.joint is None]
         self.jointed = [(v, w) for v in self.vessels for w in v.wheels if w.joint is not None]
         self._joint_rt = {rt.joint.path: rt for rt in built.joints}
+        self.knuckles = getattr(built, "knuckles", {})  # steered jointed wheel -> (uid, knuckle link)
         self.tick_dt = dt
         self._substep_index = 0
         self._tyre_forces: list = []
@@ -500,6 +507,7 @@ class VehicleRuntime:
     def tick(self) -> None:
         """Once per tick before the substeps: latch inputs, command jointed wheels."""
         self._latch()
+        self._steer_knuckles()
         for v, w in self.jointed:
             rt = self._joint_rt.get(w.joint or "")
             if rt is None or not rt.is_link:
@@ -521,10 +529,33 @@ class VehicleRuntime:
         for v, w in self.jointed:
             self._jointed_tyre(v, w)
 
+    def _steer_knuckles(self) -> None:
+        """A steered jointed wheel's servo slews (as a raycast wheel's does) and turns its knuckle:
+        the hinge, and the wheel on it, yaw about the steer axis."""
+        for _v, w in self.jointed:
+            knuckle = self.knuckles.get(w.path)
+            if knuckle is None or not w.steer_key:
+                continue
+            goal = w.steer_cmd * w.max_steer
+            w.steer_angle += _clamp(goal - w.steer_angle, STEER_RATE * self.tick_dt)
+            self.c.setJointMotorControl2(knuckle[0], knuckle[1], pb.POSITION_CONTROL, targetPosition=-w.steer_angle,
+                                         force=KNUCKLE_TORQUE)
+
+    def _steered_frame(self, chassis: Pose, w: Wheel) -> Pose:
+        """The wheel's unspun frame: its mount, turned by its knuckle's measured angle."""
+        knuckle = self.knuckles.get(w.path)
+        if knuckle is None:
+            return chassis * w.mount
+        angle = -self.c.getJointState(knuckle[0], knuckle[1])[0]
+        return chassis * Pose(w.mount.p, _qmul(w.mount.q, axis_angle_quat(w.steer_axis, -angle)))
+
     def _jointed_tyre(self, v: Vessel, w: Wheel) -> None:
         """LunCoSim's jointed tyre: pybullet keeps only the normal contact (the wheel has no
         friction of its own); the same longitudinal and lateral tyre law as a raycast wheel acts
-        at each contact point, from the solver's normal forces of the last substep."""
+        at each contact point, from the solver's normal forces of the last substep. The axle and
+        the cornering stiffness are evaluated at the wheel's whole load and their forces shared
+        out by each point's load (pybullet may report one contact or several for the same
+        patch: the wheel's grip must not depend on how many)."""
         rt = self._joint_rt.get(w.joint or "")
         b = self.built.bodies.get(w.path)
         if rt is None or not rt.is_link or b is None:
@@ -535,8 +566,7 @@ class VehicleRuntime:
         total = sum(cp[9] for cp in contacts)
         if total <= 0:
             return
-        chassis = self._chassis_state(w.chassis)[1]
-        frame = chassis * w.mount
+        frame = self._steered_frame(self._chassis_state(w.chassis)[1], w)
         heading = quat_rotate(frame.q, np.array([0.0, 0.0, -1.0]))
         axle = quat_rotate(frame.q, np.array([1.0, 0.0, 0.0]))
         st = c.getLinkState(b.uid, b.link, computeLinkVelocity=1, computeForwardKinematics=1)
@@ -550,14 +580,14 @@ class VehicleRuntime:
             right = right if float(np.dot(right, axle)) >= 0 else -right
             bases.append((fwd, right, float(np.dot(hub_vel, fwd)), float(np.dot(hub_vel, right))))
         v_long = sum(bs[2] * cp[9] for bs, cp in zip(bases, contacts, strict=True)) / total
-        drive = _commanded_torque(w, omega, v.braking)
+        drive = _brake_hold_torque(w, omega, v_long, self.tick_dt) if v.braking else _commanded_torque(w, omega, False)
         saved, w.omega = w.omega, omega
         _w, f_long = longitudinal_step(w, v_long, drive, 0.0, total, self.tick_dt)
         w.omega = saved if w.joint is None else omega
         for (fwd, right, vl, vt), cp in zip(bases, contacts, strict=True):
             share = cp[9] / total
             rolling = max(abs(vl), abs(omega * w.radius), w.min_speed)
-            fl, ft = lateral_force(w, f_long * share, rolling, vt, cp[9])
+            fl, ft = lateral_force(w, f_long * share, rolling, vt, cp[9], total, share)
             self._tyre_forces.append((b.uid, b.link, (fwd * fl + right * ft).tolist(), list(cp[5])))
 
     def apply_tyre_forces(self) -> None:
@@ -673,6 +703,15 @@ def _commanded_torque(w: Wheel, omega: float, braking: bool) -> float:
     if abs(w.demand) <= 1e-15 or w.max_omega <= 0 or w.peak_torque <= 0:
         return 0.0
     return _clamp(w.peak_torque * (w.demand - omega / w.max_omega), w.peak_torque)
+
+
+def _brake_hold_torque(w: Wheel, omega: float, v_long: float, dt: float) -> float:
+    """The brake of a jointed wheel, whose hinge motor holds the axle still (up to the brake
+    torque): the torque that keeps it still this step against the tyre's grip, within the brake's
+    limit. (The bare ``-sign(omega) x brake torque`` of a held axle follows the sign of its
+    residual spin noise, so locked wheels push the rover either way.)"""
+    need = -(w.inertia / dt * omega + w.slip_k * w.radius * v_long)
+    return _clamp(need, w.brake_torque)
 
 
 def _spin_sign(w: Wheel) -> float:

@@ -123,7 +123,8 @@ class PhysicsWorld:
         c.resetSimulation()
         c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSubSteps=0, deterministicOverlappingPairs=1)
         c.setGravity(*[float(x) for x in self.model.gravity])
-        self._builder = Builder(c, self.model, self._joints, reader.diags)
+        steered = {w.joint: (w.path, w.steer_axis) for v in self._vessels for w in v.wheels if w.joint and w.steer_key}
+        self._builder = Builder(c, self.model, self._joints, reader.diags, steered)
         self._built: Built = self._builder.build()
         self._make_gears(jr.read_gears(), reader.diags)
         self._suspensions = [
@@ -186,6 +187,8 @@ class PhysicsWorld:
                 states = pb.getLinkStates(uid, list(range(len(links))), computeLinkVelocity=1,
                                           computeForwardKinematics=1, physicsClientId=cid)
                 for k, path in enumerate(links):
+                    if path is None:  # a steering knuckle: not a body
+                        continue
                     st = states[k]
                     i = idx[path]
                     ep[i], eq[i], ev[i], ew[i] = st[0], from_xyzw(st[1]), st[6], st[7]
@@ -791,7 +794,7 @@ class PhysicsWorld:
 
         restored: list[str] = []
         for uid, base, links in self._built.multibodies:
-            if base is None or base not in state.get("bases", {}) or skipped(base) or any(skipped(p) for p in links):
+            if base is None or base not in state.get("bases", {}) or skipped(base) or any(skipped(p) for p in links if p):
                 continue
             pos, orn, lin, ang = state["bases"][base]
             c.resetBasePositionAndOrientation(uid, pos, orn)
