@@ -1,9 +1,14 @@
 """Trigger zones: a collider authoring ``lunco:triggerZone = "<name>"`` never collides; once per
-tick every free body or jointed tree's root body (a vehicle, not each of its links) whose centre
-of mass enters (leaves) it produces an ``enter:<name>``
+tick every free body or jointed tree (a vehicle: its root body names it, any of its links'
+colliders counts) whose colliders start (stop) overlapping it produces an ``enter:<name>``
 (``exit:<name>``) event whose value is the entrant body and whose source is the zone's model
 (its nearest ancestor-or-self with a model ``kind``, e.g. a waypoint marker), as LunCoSim's
-sensor zones report arrivals to scenarios."""
+sensor zones report collision starts to scenarios. A body with no collider at all enters when
+its centre of mass does.
+
+The zone is a pybullet body in no collision group (it generates no contacts and no ray hits);
+overlap is the broadphase (``getOverlappingObjects`` on the zone's bounding box) confirmed by
+``getClosestPoints`` at distance 0, once per tick."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pxr import Usd
 
-from .frames import Pose
+from .frames import Pose, to_xyzw
 from .model import Shape
 from .shapes import shape_from_prim
 
@@ -26,6 +31,7 @@ class TriggerZone:
     inside: set[str] = field(default_factory=set)
 
     def contains(self, p: np.ndarray) -> bool:
+        """Whether a point (world) is inside the zone's shape (a mesh: its bounding box)."""
         s = self.shape
         q = s.local.inverse().apply(p)
         if s.kind == "sphere":
@@ -64,17 +70,43 @@ def read_trigger_zones(reader) -> list[TriggerZone]:
     return out
 
 
-def zone_events(zones: list[TriggerZone], paths: tuple[str, ...], coms: np.ndarray) -> list[tuple[str, str, str]]:
-    """(event name, entrant body path, zone source path) for every crossing since the last call."""
-    events: list[tuple[str, str, str]] = []
-    for z in zones:
-        now = {p for p, c in zip(paths, coms, strict=True) if z.contains(c)}
-        for p in sorted(now - z.inside):
-            events.append((f"enter:{z.name}", p, z.source))
-        for p in sorted(z.inside - now):
-            events.append((f"exit:{z.name}", p, z.source))
-        z.inside = now
-    return events
+class ZoneSensor:
+    """The zones of one world as pybullet bodies that overlap without colliding."""
+
+    def __init__(self, client, builder, built, zones: list[TriggerZone]) -> None:
+        self.c = client
+        self.zones = zones
+        self.uids: list[int] = []
+        for z in zones:
+            shape = builder.collision_shape([(z.shape, Pose.identity())])
+            uid = client.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape,
+                                         basePosition=[float(x) for x in z.shape.local.p],
+                                         baseOrientation=to_xyzw(z.shape.local.q))
+            client.setCollisionFilterGroupMask(uid, -1, 0, 0)  # in no group: no contacts, no ray hits
+            self.uids.append(uid)
+        # a moving multibody, by the body that names it: a free body or a jointed tree's root
+        self.entrant = {uid: base for uid, base, _links in built.multibodies
+                        if base is not None and not built.bodies[base].kinematic}
+        # one without any collider is a point: its root's centre of mass enters the zone
+        self.points = {uid: base for uid, base in self.entrant.items()
+                       if not any(client.getCollisionShapeData(uid, link) for link in range(-1, client.getNumJoints(uid)))}
+
+    def events(self, com_of) -> list[tuple[str, str, str]]:
+        """(event name, entrant body path, zone source path) for every crossing since the last call;
+        ``com_of(path)`` is a body's centre of mass (world), for the entrants without colliders."""
+        events: list[tuple[str, str, str]] = []
+        c = self.c
+        for z, zuid in zip(self.zones, self.uids, strict=True):
+            lo, hi = c.getAABB(zuid)
+            near = {uid for uid, _link in (c.getOverlappingObjects(lo, hi) or ()) if uid in self.entrant}
+            now = {self.entrant[uid] for uid in sorted(near) if c.getClosestPoints(zuid, uid, 0.0)}
+            now |= {p for p in self.points.values() if z.contains(com_of(p))}
+            for p in sorted(now - z.inside):
+                events.append((f"enter:{z.name}", p, z.source))
+            for p in sorted(z.inside - now):
+                events.append((f"exit:{z.name}", p, z.source))
+            z.inside = now
+        return events
 
 
-__all__ = ["Pose", "TriggerZone", "read_trigger_zones", "zone_events"]
+__all__ = ["Pose", "TriggerZone", "ZoneSensor", "read_trigger_zones"]

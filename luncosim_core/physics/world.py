@@ -24,7 +24,7 @@ from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
 from .sensors import BODY_STATE, RAY_OUTPUTS, Sensors, read_ray_sensors
-from .triggers import read_trigger_zones, zone_events
+from .triggers import ZoneSensor, read_trigger_zones
 from .vehicles import VehicleRuntime, read_vehicles
 
 
@@ -126,6 +126,7 @@ class PhysicsWorld:
         steered = {w.joint: (w.path, w.steer_axis) for v in self._vessels for w in v.wheels if w.joint and w.steer_key}
         self._builder = Builder(c, self.model, self._joints, reader.diags, steered)
         self._built: Built = self._builder.build()
+        self._zone_sensor = ZoneSensor(c, self._builder, self._built, self._zones)
         self._make_gears(jr.read_gears(), reader.diags)
         self._suspensions = [
             [rt, rt.joint.suspension[0]] for rt in self._built.joints
@@ -255,10 +256,7 @@ class PhysicsWorld:
         self._read_state()
         self.sensors.sample(self, 1.0 / self.tick_hz)
         if self._zones:
-            dynamic = [i for i, p in enumerate(self.body_paths)
-                       if not self._built.bodies[p].kinematic and self._built.bodies[p].link < 0]
-            self._zone_events += zone_events(self._zones, tuple(self.body_paths[i] for i in dynamic),
-                                             self._com_world[dynamic])
+            self._zone_events += self._zone_sensor.events(lambda p: self._com_world[self._index[p]])
         self._check_escape()
 
     def _live_body_frame(self, path: str) -> tuple[np.ndarray, np.ndarray]:
