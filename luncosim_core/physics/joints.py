@@ -202,10 +202,17 @@ class JointReader:
         f1 = world_frame(t1, pos[1], rot[1])
         body0 = r.bodies[j.body0].pose if j.body0 else None
         body1 = r.bodies[j.body1].pose if j.body1 else None
-        if not auth[0] and not auth[1]:
+        if not auth[0] and not auth[1] and (body0 is not None or body1 is not None):
             anchor = (body1 or body0).p.copy()  # type: ignore[union-attr]
             f0 = Pose(anchor, f0.q)
             f1 = Pose(anchor.copy(), f1.q)
+            at = j.body1 if body1 is not None else j.body0
+            where = tuple(round(float(x) / r.mpu, 6) for x in anchor)
+            r.diags.append(diag(
+                "info", "physics-joint-anchor-derived",
+                f"joint {j.path} authors neither physics:localPos0 nor physics:localPos1: its anchor is "
+                f"derived at the origin of {at} ({where[0]:g}, {where[1]:g}, {where[2]:g} in stage units), "
+                "as LunCoSim reads such a joint", j.path, anchor=where, body=at))
         if not auth[2] and not auth[3]:
             q = body0.q.copy() if body0 is not None else np.array([1.0, 0, 0, 0])
             f0 = Pose(f0.p, q)

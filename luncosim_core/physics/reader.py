@@ -221,7 +221,7 @@ class StageReader:
     def _check_enabled_without_api(self, path: str, en_attr) -> None:
         if authored(en_attr) and en_attr.Get() is True:
             self.diags.append(diag(
-                "error", "collision-enabled-without-api",
+                "warning", "collision-enabled-without-api",
                 f"{path} authors physics:collisionEnabled = true but does not apply "
                 "PhysicsCollisionAPI; the opt-in needs a declared collider, so it does not collide",
                 path))
