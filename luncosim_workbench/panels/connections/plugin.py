@@ -17,7 +17,8 @@ PANEL = PanelSpec(
         ActionSpec("connections.auto_layout", "Connections: Auto Layout", lambda panel: panel.auto_layout(),
                    menus=(MenuPlace("view", "7_panel_tools", 45),), enablement="document",
                    tip="Place the canvas nodes in columns by signal rank"),
-        ActionSpec("connections.delete", "Connections: Delete Selected Wires", lambda panel: panel.delete_selected(),
+        ActionSpec("connections.delete", "Connections: Delete Selected Wires and Nodes' Wires",
+                   lambda panel: panel.delete_selected(),
                    menus=(MenuPlace("edit", "4_wires", 10),), enablement="document"),
     ),
     perspectives={
