@@ -497,6 +497,8 @@ class MainWindow(QMainWindow):
         try:
             result = self.session.open(path, preview=preview)
         except DiagnosticError as exc:
+            if old is not None and self.session.document is old:  # still open: keep following its edits
+                old.changed.connect(self._on_document_changed)
             msg = "; ".join(str(d) for d in exc.diagnostics)
             self.notify(f"Cannot open {path}: {msg}")
             self.session.log(f"cannot open {path}: {msg}")
