@@ -270,8 +270,9 @@ def test_demo_units_come_from_the_simulation_and_a_torque_into_the_throttle_is_r
     dock.raise_()
     canvas = opened.panels["connections"]
     canvas.resize(1200, 700)
-    opened.session.selection.set([rover])
-    qtbot.waitUntil(lambda: canvas.graph is not None and canvas.graph.root == rover, timeout=5000)
+    opened.session.selection.set([rover])  # the yard's canvas (or the rover's): both show its nodes
+    qtbot.waitUntil(lambda: canvas.graph is not None and {rover, rover + "/Controller"} <= set(canvas.graph.nodes),
+                    timeout=5000)
     qtbot.waitUntil(lambda: opened.bridge.latest is not None, timeout=15000)
     opened.bridge.step(1)  # waits out the controller's compile: its units are live after it
     qtbot.waitUntil(lambda: canvas.graph.nodes[rover + "/Controller"].port("outputs:torque_left").unit == "N.m",
