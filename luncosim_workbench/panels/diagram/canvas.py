@@ -340,12 +340,12 @@ class NodeItem(QGraphicsItem):
         self.label.setPos(self._rect.center().x(), self._rect.top())
         self.label.setBrush(QColor(40, 40, 40))
         self.label.setVisible(not any(g.kind == "Text" and "%name" in g.text for g in view.icon.graphics))
-        self.handles = [HandleItem(self, (i, j)) for i in (0, 1) for j in (0, 1)]
-        for h in self.handles:
-            h.setVisible(False)
+        self.handles: list[HandleItem] = []  # made when the icon is first the only one selected
         self.update_tooltip()
 
     def show_handles(self, on: bool) -> None:
+        if on and not self.handles:
+            self.handles = [HandleItem(self, (i, j)) for i in (0, 1) for j in (0, 1)]
         for h in self.handles:
             h.setVisible(on)
 
