@@ -27,7 +27,7 @@ nearest ancestor body (a mount point under a body), and is ``missing`` when ther
 
 from __future__ import annotations
 
-from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
+from pxr import Tf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from luncosim_core.api.commands import ListConnections
 from luncosim_core.api.host import Host
@@ -39,6 +39,15 @@ BODY_API = "PhysicsRigidBodyAPI"
 COLLISION_API = "PhysicsCollisionAPI"
 FILTER_API = "PhysicsFilteredPairsAPI"
 _FACT_PREFIXES = ("physics:", "inputs:", "outputs:", "connectors:", "info:", "lunco:")
+
+
+def _targets(rel) -> list:
+    """A relationship's targets; none when USD cannot compose them (a property authored as an
+    attribute where a relationship belongs: the physics screen refuses such a joint)."""
+    try:
+        return list(rel.GetTargets()) if rel else []
+    except Tf.ErrorException:
+        return []
 
 
 def _get(prim, name, default=None):
@@ -114,7 +123,7 @@ def _joint_fact(stage, prim, owners: _Owners, jointed: set[str]) -> dict:
     j = UsdPhysics.Joint(prim)
     targets, resolved, missing = [], [], []
     for rel in (j.GetBody0Rel(), j.GetBody1Rel()):
-        for t in rel.GetTargets():
+        for t in _targets(rel):
             t = str(t)
             targets.append(t)
             owner = owners.of(t) if stage.GetPrimAtPath(t) else ""
@@ -130,7 +139,7 @@ def _joint_fact(stage, prim, owners: _Owners, jointed: set[str]) -> dict:
 def _filtered_pair_fact(stage, prim, owners: _Owners) -> dict:
     path = str(prim.GetPath())
     rel = prim.GetRelationship("physics:filteredPairs")
-    targets = [str(t) for t in (rel.GetTargets() if rel else [])]
+    targets = [str(t) for t in _targets(rel)]
     return {
         "path": path, "owner": owners.of(path), "targets": targets,
         "target_owners": [owners.of(t) if stage.GetPrimAtPath(t) else "" for t in targets],
@@ -141,8 +150,8 @@ def _filtered_pair_fact(stage, prim, owners: _Owners) -> dict:
 def _collision_group_fact(stage, prim) -> dict:
     g = UsdPhysics.CollisionGroup(prim)
     coll = g.GetCollidersCollectionAPI()
-    includes = [str(t) for t in coll.GetIncludesRel().GetTargets()] if coll else []
-    filt = [str(t) for t in g.GetFilteredGroupsRel().GetTargets()]
+    includes = [str(t) for t in _targets(coll.GetIncludesRel())] if coll else []
+    filt = [str(t) for t in _targets(g.GetFilteredGroupsRel())]
     return {
         "path": str(prim.GetPath()), "includes": includes, "filtered": filt,
         "missing_includes": [t for t in includes if not stage.GetPrimAtPath(t)],

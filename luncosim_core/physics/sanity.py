@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pxr import Usd, UsdGeom, UsdPhysics
+from pxr import Tf, Usd, UsdGeom, UsdPhysics
 
 from luncosim_core.diagnostics import Diagnostic
 
@@ -166,7 +166,15 @@ def _screen_joint(prim, body_paths: set[str], screen: Screen) -> None:
     joint = UsdPhysics.Joint(prim)
     owners = []
     for rel_name, rel in (("physics:body0", joint.GetBody0Rel()), ("physics:body1", joint.GetBody1Rel())):
-        targets = rel.GetTargets() if rel else []
+        try:
+            targets = rel.GetTargets() if rel else []
+        except Tf.ErrorException:  # authored as an attribute (``float physics:body0``), not a relationship
+            screen.diagnostics.append(_err(
+                "physics.joint.invalid-target", prim,
+                f"joint {path} {rel_name} is not a relationship naming a body (it is authored as an attribute): "
+                "the joint is refused", rel_name))
+            screen.refused.add(path)
+            return
         if len(targets) != 1:
             owners.append(None)  # unset: the world (several targets: the joint reader says so)
             continue

@@ -55,6 +55,9 @@ CASES = {
     "joint to a scope": (body("Rover") + '    def Scope "Marker" {}\n' + joint("/W/Marker"),
                          "joint-target-not-a-body", "error", "/W/Hinge"),
     "joint to itself": (body("Rover") + joint("/W/Rover"), "physics.joint.self", "error", "/W/Hinge"),
+    "joint body0 an attribute": (body("Rover") + joint("/W/Rover").replace("rel physics:body0 = </W/Rover>",
+                                                                          "float physics:body0 = 0"),
+                                 "physics.joint.invalid-target", "error", "/W/Hinge"),
     "joint to a refused body": (body("Rover") + body("Bad", mass="nan", translate="(3, 0, 2)") + joint("/W/Bad"),
                                 "physics.joint.body-refused", "error", "/W/Hinge"),
 }
