@@ -179,6 +179,24 @@ class ReadPorts(Query):
 
 
 @dataclass(frozen=True)
+class ModelVariables(Query):
+    """The values of a Modelica program prim's model variables (states, algebraics, outputs,
+    inputs, parameters, discrete values) at its participant's last communication point, by their
+    Modelica names (``resistor.p.v``, ``x[2]``; an array's name stands for its elements);
+    ``names`` omitted: every variable. Value: ``{prim, model, time, tick, variables: {name:
+    {value, unit, kind, description, min?, max?, port?}}}`` (``kind``: state, algebraic, output,
+    input, parameter or discrete; ``port``: ``{name, direction, writable, authority}`` when the
+    variable is one of the prim's ports; a non-finite value is null). A member of a component
+    network is read from its network's model. Refused, saying why, for a prim that is not a
+    running Modelica program (no such prim, another kind of program, an FMU, still compiling, a
+    failed compile) and for an unknown name (with the nearest names)."""
+
+    name: ClassVar[str] = "ModelVariables"
+    prim: str = ""
+    names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class ListPorts(Query):
     name: ClassVar[str] = "ListPorts"
     target: str | None = None
@@ -307,7 +325,7 @@ class CommandResult:
 _BY_NAME = {c.name: c for c in (SetPorts, ReleasePorts, SetEnvironmentLight, PossessVessel, ReleaseVessel, SpawnEntity,
                                  AddRuntimeWaypoint, RuntimeWaypointStatus,
                                  EngageAutopilot, SetAutopilotBehavior, ClearPatrol, DisengageAutopilot,
-                                 ReadPorts, ListPorts, QueryUsdPrim,
+                                 ReadPorts, ListPorts, QueryUsdPrim, ModelVariables,
                                  ListConnections, GetBrokenConnections, CausalTrace, LintReport, PhysicsDebugInfo,
                                  StateHash, Links, WifiLinks, SolarPose, BodyPosition, EvalRhai, RunRhai)}
 

@@ -576,6 +576,10 @@ class Simulation:
     # ------------------------------------------------------------------ queries
     def query(self, q: Query) -> CommandResult:
         """Answer a query from the current state (between ticks)."""
+        if q.name == "ModelVariables":  # a Modelica program's variables by name (sim/model_variables.py)
+            from luncosim_core.sim.model_variables import answer_model_variables
+
+            return answer_model_variables(self, q)
         return answer_query(self, q)
 
     def world_pose(self, path: str) -> tuple[list[float], list[float]]:
