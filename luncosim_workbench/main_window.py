@@ -159,6 +159,8 @@ class MainWindow(QMainWindow):
         self.bridge.frame.connect(self._on_frame)
         self.bridge.projectionRestarted.connect(self._on_projection_restarted)
         self.bridge.simulationStopped.connect(self._on_simulation_stopped)
+        self.bridge.simulationUnresponsive.connect(self._on_simulation_unresponsive)
+        self.bridge.speedChanged.connect(self._on_speed_changed)
         self.session.selection.changed.connect(self._on_selection)
         self.session.document_replaced.connect(self._on_document)
         if self.viewport is not None:
@@ -864,6 +866,22 @@ class MainWindow(QMainWindow):
         self.session.log(f"simulation stopped: {reason}")
         self.refresh_actions()
 
+    def _on_simulation_unresponsive(self, seconds: float) -> None:
+        message = (f"simulation not answering for {seconds:.0f} s "
+                   "(Simulation > Restart Simulation stops it and starts a new one)")
+        self.statusBar().showMessage(message)  # stays until the next message: it is not transient
+        self.session.log(message)
+
+    def _on_speed_changed(self, name: str) -> None:
+        """The bridge's speed changed (the API set one): the speed box follows, naming new ones."""
+        box = self.transport.speed
+        if box.findText(name) < 0:
+            box.addItem(name)
+        if box.currentText() != name:
+            box.blockSignals(True)
+            box.setCurrentText(name)
+            box.blockSignals(False)
+
     def reset(self) -> None:
         self.bridge.reset()
         self.session.log("reset to tick 0")
@@ -875,9 +893,9 @@ class MainWindow(QMainWindow):
         self.refresh_actions()
 
     def fit_view(self) -> None:
+        """Frame the selection; with nothing selected, the moving bodies (Home frames everything)."""
         if self.viewport is None:
             return
-        """Frame the selection; with nothing selected, the moving bodies (Home frames everything)."""
         if self.session.selection.paths:
             self.viewport.fit_selection()
         else:

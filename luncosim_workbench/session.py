@@ -6,6 +6,8 @@ drives it. Opening follows the core's entry-point rules (:func:`luncosim_core.tw
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -103,6 +105,8 @@ class Session:
                               runtime_sidecar=twin.runtime_sidecar(result.scene),
                               persist_runtime=twin.runtime_persistence and not result.preview)
         self.result = result
+        if doc is not None:
+            doc.path_changed.connect(lambda _old, new, d=doc: self._saved_as(d, new))
         self.documents.set_scene(doc, notify=False)
         if old is not None and old is not doc:
             old.close("another scene was opened")
@@ -114,6 +118,16 @@ class Session:
         self.documents.scene_replaced.emit(doc)
         self.diagnostics_changed.emit()
         return result
+
+    def _saved_as(self, doc: UsdDocument, new: str) -> None:
+        """Save As made ``doc`` the new file's document: the workbench follows it (the journal,
+        and so undo, stays with the document)."""
+        if doc is not self.document or self.result is None:
+            return
+        self.result = dataclasses.replace(self.result, scene=Path(new))
+        self.opened.emit(self.result)
+        self.documents.scene_replaced.emit(doc)
+        self.diagnostics_changed.emit()
 
     def reload(self) -> None:
         """Rebuild the document from source (discarding unsaved edits: ask first)."""

@@ -60,6 +60,7 @@ def test_the_workbench_serves_its_scene_and_api_edits_are_undoable(opened, qtbot
     call(lambda: client.control("speed", speed=3.0))  # a speed the transport bar has no name for
     qtbot.waitUntil(lambda: opened.bridge.speed_name == "3x", timeout=10000)
     assert opened.bridge.speeds["3x"] == 3.0  # kept for a restart, named for the speed box
+    assert opened.transport.speed.currentText() == "3x"
     call(lambda: client.control("speed", speed=None))
     qtbot.waitUntil(lambda: opened.bridge.speed_name == "max", timeout=10000)
     call(client.pause)

@@ -66,6 +66,7 @@ def test_a_silent_sim_server_is_reported_and_restart_kills_it(opened, qtbot):
         qtbot.waitUntil(lambda: bool(silent), timeout=15000)
         rows = opened.panels["diagnostics"].model.rows
         assert any(d.code == "simulation-not-answering" for _o, d in rows)
+        assert "simulation not answering" in opened.statusBar().currentMessage()
         opened.action("sim.restart").trigger()
         assert bridge.worker.pid != pid
         qtbot.waitUntil(lambda: _gone(pid), timeout=10000)

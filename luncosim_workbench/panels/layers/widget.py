@@ -181,8 +181,8 @@ class LayerStackPanel(PanelWidget):
             self.ctx.log(f"save as {path} refused: {msg}")
             return False
         self.ctx.log(f"saved the scene as {path}")
-        # every panel, the viewport and the simulation take the new file (its document is clean)
-        self.ctx.open_path(path)
+        # the session follows the document to its new file: every panel, the viewport and the
+        # simulation take it, and the journal (undo) stays with the document
         self.ctx.notify(f"Saved as {path}")
         return True
 

@@ -134,6 +134,12 @@ def test_save_scene_as_writes_the_edits_to_a_new_file_and_works_on_it(opened, qt
     now = opened.session.document
     assert Path(now.path) == new and not now.dirty and opened.session.scene == new
     assert tuple(now.stage.GetPrimAtPath(ROVER_B).GetAttribute("xformOp:translate").Get()) == (0, 0, 9)
+    assert now is doc and len(doc.journal.entries()) == 1  # the same document: its undo history kept
+    opened.action("edit.undo").trigger()
+    assert tuple(now.stage.GetPrimAtPath(ROVER_B).GetAttribute("xformOp:translate").Get()) != (0, 0, 9)
+    assert now.dirty  # against the new file, which holds the edit
+    opened.action("edit.redo").trigger()
+    assert not now.dirty
     panel = _panel(opened)
     assert panel.rows[2].role == "base" and panel.rows[2].file == str(new)
     file_menu = opened.qt_actions.menus["file"]
