@@ -217,7 +217,10 @@ def _collider_bounds(prim, schemas, body_paths, bbox) -> tuple[list[float], list
             continue
         if COLLISION_API not in schemas.get(path, ()):
             continue
-        box = bbox.ComputeWorldBound(p).ComputeAlignedRange()
+        try:
+            box = bbox.ComputeWorldBound(p).ComputeAlignedRange()
+        except Tf.ErrorException:  # an xformOpOrder naming no op: the physics screen says so
+            continue
         if box.IsEmpty():
             continue
         for i in range(3):
@@ -262,7 +265,11 @@ def _nonuniform_scale(prim) -> bool:
     xf = UsdGeom.Xformable(prim)
     if not xf:
         return False
-    for op in xf.GetOrderedXformOps():
+    try:
+        ops = xf.GetOrderedXformOps()
+    except Tf.ErrorException:  # an xformOpOrder naming no op
+        return False
+    for op in ops:
         if op.GetOpType() == UsdGeom.XformOp.TypeScale:
             s = op.Get()
             if s is not None and (abs(s[0] - s[1]) > 1e-9 or abs(s[1] - s[2]) > 1e-9):

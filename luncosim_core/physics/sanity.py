@@ -69,7 +69,7 @@ def _transform_problem(prim, xcache) -> tuple[str, str, str] | None:
     values = [m[i][j] for i in range(4) for j in range(4)]
     if not all(math.isfinite(v) for v in values):
         return "physics.transform.nonfinite", "xformOp:translate", "its world transform is not finite (NaN or inf)"
-    scales = [math.sqrt(m[i][0] ** 2 + m[i][1] ** 2 + m[i][2] ** 2) for i in range(3)]
+    scales = [math.hypot(m[i][0], m[i][1], m[i][2]) for i in range(3)]  # (x ** 2 overflows at 1e155)
     low, high = min(scales), max(scales)
     shown = ", ".join(f"{s:.3g}" for s in scales)
     if low < MIN_SCALE:
