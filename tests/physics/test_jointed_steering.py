@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from physics_scenes import GROUND, LUNAR_SCENE, run
+from physics_scenes import run
 from test_vehicles import ROVER
 
 from luncosim_core.physics.frames import quat_rotate
