@@ -729,7 +729,20 @@ class Simulation:
             return "faulted", self.fault.message
         if self.status_reason:
             return "waiting", self.status_reason
+        if not running:
+            busy = self.compiling()
+            if busy:  # paused, but the next tick would wait on it: say so
+                return "waiting", busy
         return ("running" if running else "paused"), ""
+
+    def compiling(self) -> str:
+        """A compile still running that the next tick would wait on ("" when none); read-only."""
+        for part in self.participants:
+            future = getattr(part, "future", None)
+            if future is not None and not future.done() and getattr(part, "participant", None) is None:
+                source = getattr(part, "source_path", None)
+                return f"{part.prim_path}: compiling {source.name if source else 'inline source'}"
+        return ""
 
     def snapshot(self, *, running: bool = False, real_time_factor: float = 0.0) -> WorkbenchSnapshot:
         world = self.world

@@ -102,6 +102,20 @@ def test_compile_holds_admission_and_is_deterministic(writer, tmp_path):
     assert a == b and a[0] == 120
 
 
+def test_a_paused_simulation_says_what_its_next_tick_waits_on(writer, tmp_path):
+    sim = open_simulation(writer(tmp_path / "hinge.usda", HINGE))
+    (part,) = [p for p in sim.participants if p.prim_path == "/W/Setpoint"]
+    seen = []
+    while part.future is not None and not part.future.done():
+        status = sim.status(running=False)
+        if not part.future.done():  # still compiling after the status was taken
+            assert status == ("waiting", "/W/Setpoint: compiling FirstOrder.mo")
+            seen.append(status)
+    assert sim.wait_until_ready(120) == ""
+    assert sim.status(running=False) == ("paused", "")
+    assert sim.snapshot(running=False).status == "paused"
+
+
 def test_interface_mismatch_is_a_build_error_naming_both_sides(writer, tmp_path):
     bad = HINGE.replace("float outputs:y\n", "float outputs:y\n        float outputs:secret\n")
     sim = open_simulation(writer(tmp_path / "bad.usda", bad))
