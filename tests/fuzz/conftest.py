@@ -1,8 +1,11 @@
-"""The fuzz suite: every generated or mutated input must end in a result or a diagnostic.
+"""The fuzz suite: every generated or mutated input must end in a result or a diagnostic, within
+its time and memory budget.
 
-It runs a bounded number of inputs per target in ``./dev test``; ``LUNCOSIM_FUZZ_SECONDS=N``
-scales each target to about N seconds. At the end of the session the outcomes are summarised
-(inputs tried per target, how many gave a result and how many a diagnostic)."""
+``./dev test`` runs a fixed, derandomized number of inputs per target; ``LUNCOSIM_FUZZ_SECONDS=N``
+runs each target for N seconds of fresh random inputs (:mod:`tests.fuzz.budget`). At the end of
+the session the outcomes are summarised ("fuzz outcomes": per target, the inputs tried, how long
+it ran and how many ended in a result, a diagnostic, a limit or a contained compiler crash);
+``LUNCOSIM_FUZZ_LOG=FILE`` appends them as JSON."""
 
 from __future__ import annotations
 
@@ -12,27 +15,72 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from tests.fuzz.budget import SECONDS
+
 OUTCOMES: dict[str, Counter] = defaultdict(Counter)
+TIMES: dict[str, float] = defaultdict(float)
+SLOWEST: dict[str, float] = defaultdict(float)
+PEAK_MB: dict[str, float] = defaultdict(float)  # the USD child's peak resident memory after an input
 
 
 def record(target: str, outcome: str) -> None:
     OUTCOMES[target][outcome] += 1
 
 
+def record_time(target: str, seconds: float, slowest: float = 0.0) -> None:
+    TIMES[target] += seconds
+    SLOWEST[target] = max(SLOWEST[target], slowest)
+
+
+def record_peak(target: str, mb: float) -> None:
+    PEAK_MB[target] = max(PEAK_MB[target], mb)
+
+
+record.peak = record_peak
+
+
 @pytest.fixture
 def outcome():
+    """``outcome(target, what)`` counts an input's outcome; ``outcome.peak(target, mb)`` its memory."""
     return record
+
+
+@pytest.fixture
+def timer():
+    return record_time
+
+
+@pytest.fixture(scope="session")
+def usd_child(tmp_path_factory):
+    """The child process USD and twin inputs are checked in (:mod:`tests.fuzz.usd_child`)."""
+    from tests.fuzz.usd_child import UsdChild
+
+    folder = tmp_path_factory.mktemp("usd-child")
+    child = UsdChild(folder / "stderr.log")
+    (folder / "twin/scenes").mkdir(parents=True)  # warm it: its start is no input's time
+    (folder / "twin/twin.toml").write_text('name = "w"\n[usd]\ndefault_scene = "scenes/s.usda"\n', encoding="utf-8")
+    (folder / "twin/scenes/s.usda").write_text('#usda 1.0\ndef Xform "W" {}\n', encoding="utf-8")
+    child.check(folder / "twin", project=True)
+    yield child
+    child.close()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
     if not OUTCOMES:
         return
-    terminalreporter.section("fuzz outcomes")
+    mode = f"{SECONDS:g} s per target, random" if SECONDS > 0 else "CI: fixed, derandomized"
+    terminalreporter.section(f"fuzz outcomes ({mode})")
+    total = 0
     for target, counts in sorted(OUTCOMES.items()):
-        total = sum(counts.values())
+        n = sum(counts.values())
+        total += n if "→" not in target else 0
         parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        terminalreporter.write_line(f"{target}: {total} inputs ({parts})")
+        took = f" in {TIMES[target]:.1f} s, slowest {SLOWEST[target]:.2f} s" if target in TIMES else ""
+        took += f", peak {PEAK_MB[target]:,.0f} MB" if target in PEAK_MB else ""
+        terminalreporter.write_line(f"{target}: {n} inputs{took} ({parts})")
+    terminalreporter.write_line(f"total: {total} inputs")
     log = os.environ.get("LUNCOSIM_FUZZ_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
-            f.write(json.dumps({t: dict(c) for t, c in OUTCOMES.items()}) + "\n")
+            f.write(json.dumps({"seconds_per_target": SECONDS, "times": dict(TIMES), "slowest": dict(SLOWEST), "peak_mb": dict(PEAK_MB),
+                                "outcomes": {t: dict(c) for t, c in OUTCOMES.items()}}) + "\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -10,6 +12,33 @@ REPO = Path(__file__).resolve().parents[2]
 
 IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
 WEIRD_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=24)
+
+
+def _escaped(text: str, control: str) -> str:
+    """``text`` as the inside of a double-quoted string: backslashes, quotes and control
+    characters escaped (``control`` formats a control character's code point), so a generated
+    file is valid text and reaches the checks behind the parser (junk is the mutators' job)."""
+    out = []
+    for ch in text:
+        if ch in ('\\', '"'):
+            out.append('\\' + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(control.format(ord(ch)))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string (control characters as ``\\uXXXX``, which TOML requires)."""
+    return '"' + _escaped(text, "\\u{:04X}") + '"'
+
+
+def usda_string(text: str) -> str:
+    """A USDA string (control characters as ``\\xHH``)."""
+    return '"' + _escaped(text, "\\x{:02x}") + '"'
+
+
 PRIM_TYPES = st.sampled_from(["Xform", "Scope", "Cube", "Sphere", "Cylinder", "Capsule", "Mesh", "PhysicsScene",
                               "PhysicsRevoluteJoint", "PhysicsFixedJoint", "Material", "", "NotAType"])
 SCHEMAS = st.sampled_from(["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI", "LunCoProgramAPI",
@@ -18,7 +47,9 @@ NUMBER = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=32).map(
                    .replace("nan", "nan").replace("inf", "inf")), st.integers(-10**12, 10**12).map(str))
 ASSET = st.one_of(st.sampled_from(["./x.usda", "../../etc/passwd", "lunco://vessels/rovers/yard_rover.usda",
                                    "twin://scenes/a.usda", "/dev/zero", "file:///etc/hosts", "lunco://../../x",
-                                   "", "missing.usda", "s.usda"]), WEIRD_TEXT.filter(lambda s: "@" not in s))
+                                   "", "missing.usda", "s.usda"]),
+                  WEIRD_TEXT.map(lambda s: "".join(c for c in s if c != "@" and unicodedata.category(c) != "Cc")))
+REF_ASSET = ASSET.filter(bool)  # a reference's asset path must not be empty (USD: a syntax error)
 
 
 @st.composite
@@ -30,7 +61,7 @@ def attribute(draw) -> str:
                                  "physics:localPos0", "physics:axis", "size", "radius", "xformOpOrder",
                                  "info:sourceAsset", "info:sourceCode", "physics:lowerLimit"]) | IDENT)
     if kind == "rel":
-        target = draw(st.from_regex(r"/[A-Za-z_][A-Za-z0-9_/]{0,20}", fullmatch=True))
+        target = "/" + "/".join(draw(st.lists(IDENT, min_size=1, max_size=3)))
         return f"rel {name} = <{target}>"
     if kind in ("double3", "float3"):
         value = "(" + ", ".join(draw(NUMBER) for _ in range(3)) + ")"
@@ -39,11 +70,13 @@ def attribute(draw) -> str:
     elif kind == "matrix4d":
         value = "( " + ", ".join("(" + ", ".join(draw(NUMBER) for _ in range(4)) + ")" for _ in range(4)) + " )"
     elif kind in ("token", "string"):
-        value = '"' + draw(WEIRD_TEXT).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+        value = usda_string(draw(WEIRD_TEXT))
     elif kind == "asset":
         value = "@" + draw(ASSET) + "@"
     elif kind == "bool":
         value = draw(st.sampled_from(["true", "false", "1", "0"]))
+    elif kind == "int":
+        value = draw(st.integers(-2**31, 2**31 - 1).map(str) | NUMBER)  # a float now and then: a type error
     elif kind == "uniform token[]":
         value = '["xformOp:translate", "xformOp:orient", "xformOp:scale"]'
     else:
@@ -62,11 +95,17 @@ def prim(draw, depth: int = 0) -> str:
     name = draw(IDENT)
     meta = []
     if draw(st.booleans()):
-        meta.append(f'prepend apiSchemas = [{", ".join(chr(34) + s + chr(34) for s in draw(st.lists(SCHEMAS, max_size=3)))}]')
+        meta.append(f'prepend apiSchemas = [{", ".join(chr(34) + s + chr(34) for s in draw(st.lists(SCHEMAS, min_size=1, max_size=3)))}]')
     if draw(st.integers(0, 4)) == 0:
-        meta.append(f"prepend references = @{draw(ASSET)}@")
+        meta.append(f"prepend references = @{draw(REF_ASSET)}@")
     header = f'{spec} {ptype + " " if ptype else ""}"{name}"' + (" (\n" + "\n".join(meta) + "\n)" if meta else "")
-    body = [draw(attribute()) for _ in range(draw(st.integers(0, 5)))]
+    body, names = [], set()
+    for _ in range(draw(st.integers(0, 5))):
+        text = draw(attribute())
+        name = text.split(" = ", 1)[0].split()[-1]
+        if name not in names:  # one type per attribute name (a redeclared type is a syntax error)
+            names.add(name)
+            body.append(text)
     if depth < 3:
         body += [draw(prim(depth + 1)) for _ in range(draw(st.integers(0, 3)))]
     return header + "\n{\n" + "\n".join(body) + "\n}"
@@ -116,26 +155,73 @@ def mutated(draw, corpus: list[bytes]) -> bytes:
     return bytes(data)
 
 
-TOML_VALUE = st.one_of(st.integers(), st.booleans(), WEIRD_TEXT.map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', "'").replace("\n", " ") + '"'),
+_NUMBER_RE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+_STRING_RE = re.compile(r'"[^"\\\n]*"')
+ODD_NUMBERS = st.sampled_from(["0", "-0", "1e-30", "-5", "1e9", "1e30", "1e308", "-1e308", "nan", "inf", "-inf",
+                               "3", "0.5", "123456789012", "-1"])
+
+
+@st.composite
+def mutated_text(draw, corpus: list[bytes], quote=None) -> bytes:
+    """A real text file with a few line and token edits: a number swapped for an odd one (0, NaN,
+    1e30, ...), a string for odd text, a line deleted, duplicated or moved. Most results still
+    parse, so they reach the checks behind the parser; one in four also gets byte mutations.
+    ``quote`` makes a string literal of the format (default: :func:`usda_string`)."""
+    quote = quote or usda_string
+    lines = draw(st.sampled_from(corpus)).decode("utf-8", "replace").split("\n")
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["number"] * 6 + ["string", "delete", "dup", "move"]))
+        if op in ("number", "string"):
+            pattern = _NUMBER_RE if op == "number" else _STRING_RE
+            where = [i for i, line in enumerate(lines) if i and pattern.search(line)]  # line 1: the header
+            if not where:
+                continue
+            i = draw(st.sampled_from(where))
+            found = list(pattern.finditer(lines[i]))
+            m = found[draw(st.integers(0, len(found) - 1))]
+            new = draw(ODD_NUMBERS | NUMBER) if op == "number" else quote(draw(WEIRD_TEXT))
+            lines[i] = lines[i][:m.start()] + new + lines[i][m.end():]
+            continue
+        if len(lines) < 2:
+            continue
+        i = draw(st.integers(1, len(lines) - 1))
+        if op == "delete" and len(lines) > 2:
+            del lines[i]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif op == "move":
+            lines.insert(draw(st.integers(1, len(lines) - 1)), lines.pop(i))
+    data = "\n".join(lines).encode("utf-8")
+    if draw(st.sampled_from(range(4))) == 3:
+        data = draw(mutated([data]))
+    return data
+
+
+TOML_VALUE = st.one_of(st.integers(-2**63, 2**63 - 1), st.sampled_from(["true", "false"]), WEIRD_TEXT.map(toml_string),
                        st.just("[1, 2]"), st.just('["scenes/*.usda", "../x"]'), st.just("{a = 1}"), st.just("1979-05-27"))
+TOML_BREAKERS = ["[usd", "= 3", "name = ", "[[usd]]", "\x00"]  # a syntax error, now and then (1 in 8)
 
 
 @st.composite
 def twin_toml(draw) -> str:
+    """A manifest from the grammar: valid TOML (7 in 8) whose keys, types and values the manifest
+    validator judges; the rest breaks the syntax on purpose."""
     lines = []
+    table = draw(st.booleans())
     if draw(st.booleans()):
         lines.append(f"name = {draw(TOML_VALUE)}")
-    for key in draw(st.lists(st.sampled_from(["version", "description", "bogus", "usd"]), max_size=3, unique=True)):
+    top = ["version", "description", "bogus"] + ([] if table else ["usd"])  # `usd = ...` and [usd]: a duplicate
+    for key in draw(st.lists(st.sampled_from(top), max_size=3, unique=True)):
         lines.append(f"{key} = {draw(TOML_VALUE)}")
-    if draw(st.booleans()):
+    if table:
         lines.append("[usd]")
         for key in draw(st.lists(st.sampled_from(["default_scene", "scenes", "runtime_persistence",
                                                   "composition_policy", "extra"]), max_size=4, unique=True)):
             value = draw(st.one_of(TOML_VALUE, st.sampled_from(['"scenes/s.usda"', '"s.usda"', '"../s.usda"',
                                                                  '"/etc/passwd"', '"twin.toml"', '"scenes"'])))
             lines.append(f"{key} = {value}")
-    if draw(st.integers(0, 3)) == 0:
-        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["[usd", "= 3", "name = ", "[[usd]]", "\x00"])))
+    if draw(st.sampled_from(range(8))) == 7:  # (integers(0, 7) would favour the 0 end)
+        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(TOML_BREAKERS)))
     return "\n".join(lines) + "\n"
 
 
@@ -231,10 +317,14 @@ def rhai_program(draw) -> str:
 
 
 # ------------------------------------------------------------------------------ Modelica source
-MO_FUNCS = st.sampled_from(["sin", "cos", "exp", "sqrt", "log", "abs", "tanh", "sign", "floor", "max", "min", "der",
-                            "pre", "noEvent", "smooth", "unknownFn"])
+# mostly valid: a model that compiles reaches the stepper; the invalid choices come now and then
+MO_FUNCS = st.sampled_from(["sin", "cos", "exp", "sqrt", "log", "abs", "tanh", "sign", "floor", "max", "min",
+                            "noEvent", "smooth"] * 3 + ["der", "pre", "unknownFn"])
 MO_ATOMS = st.one_of(st.sampled_from(["time", "x", "y", "u", "p", "k", "0", "1", "2.5", "1e300", "(-1e-300)", "0.0"]), st.floats(allow_nan=False, allow_infinity=False, width=32)
                      .map(lambda f: f"({float(f)!r})" if repr(float(f)).startswith("-") else repr(float(f))))
+#: start values: numbers and parameters (a start naming a variable or time is an error, 1 in 12)
+MO_START = st.one_of(st.sampled_from(["0", "1", "2.5", "p", "k", "(-1)", "1e300"] * 3 + ["time", "x", "y"]),
+                     st.floats(-1e6, 1e6, width=32).map(lambda f: f"({float(f)!r})"))
 
 
 @st.composite
@@ -252,12 +342,12 @@ def mo_expr(draw, depth: int = 0) -> str:
         n = 2 if name in ("max", "min", "smooth") else 1
         return f"{name}({', '.join(sub() for _ in range(n))})"
     if kind == "if":
-        test = f"{sub()} {draw(st.sampled_from(['<', '>=', '==', '<>']))} {sub()}"
+        test = f"{sub()} {draw(st.sampled_from(['<', '>=', '>', '<='] * 3 + ['==', '<>']))} {sub()}"
         if draw(st.integers(0, 3)) == 2:
             test = f"({test}) {draw(st.sampled_from(['and', 'or']))} {sub()} > 0"
         return f"(if {test} then {sub()} else {sub()})"
     if kind == "pow":
-        return f"({sub()})^{sub()}"
+        return f"({sub()})^({sub()})"
     return f"({sub()})"
 
 
@@ -265,8 +355,8 @@ def mo_expr(draw, depth: int = 0) -> str:
 def modelica_model(draw) -> str:
     """A small Modelica model from the grammar: parameters, states, inputs/outputs, equations
     (sometimes a when-clause, an unbalanced system or deeply nested brackets)."""
-    decls = [f"parameter Real p = {draw(st.sampled_from(['1', '0', '-3.5', '1e-9', '2*k', 'k/0', '1e308']))};", "parameter Real k = 2;",
-             f"Real x(start = {draw(MO_ATOMS)}{', fixed = true' if draw(st.booleans()) else ''});",
+    decls = [f"parameter Real p = {draw(st.sampled_from(['1', '0', '-3.5', '1e-9', '2*k', '1e308'] * 2 + ['k/0']))};", "parameter Real k = 2;",
+             f"Real x(start = {draw(MO_START)}{', fixed = true' if draw(st.booleans()) else ''});",
              "input Real u = 1;" if draw(st.booleans()) else "Real u = 1;", "output Real y;"]
     if draw(st.booleans()):
         decls.append("discrete Real d(start = 0);")
@@ -278,7 +368,7 @@ def modelica_model(draw) -> str:
     if draw(st.integers(0, 9)) == 5:
         depth = draw(st.sampled_from([50, 500, 3000, 10_000]))  # 10,000 overflows rumoca: a contained crash
         eqs[-1] = eqs[-1].rstrip(";") + " + " + "(" * depth + "1" + ")" * depth + ";"
-    name = draw(st.sampled_from(["Fuzz", "M", "Fuzz_2"] * 5 + ["model"]))
+    name = draw(st.sampled_from(["Fuzz", "M", "Fuzz_2"] * 10 + ["model"]))
     body = "\n  ".join(decls) + "\nequation\n  " + "\n  ".join(eqs)
     if draw(st.integers(0, 11)) == 6:
         body = body.replace("equation", draw(st.sampled_from(["algorithm", "", "equation equation"])))

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import given
-
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.scripting.rhai import Engine, Limits, RhaiError
-from tests.fuzz.budget import fuzz_settings
-from tests.fuzz.strategies import modelica_model, modelica_seeds, mutated, rhai_program, seed_files
+from tests.fuzz.budget import fuzz, fuzz_mark
+from tests.fuzz.strategies import (
+    modelica_model,
+    modelica_seeds,
+    mutated,
+    mutated_text,
+    rhai_program,
+    seed_files,
+)
 
 RHAI_LIMITS = Limits(max_operations=50_000, max_call_depth=32, max_expr_depth=256, max_string_size=1 << 20,
                      max_array_size=1 << 16, max_map_size=1 << 16)
@@ -38,16 +43,16 @@ def _rhai(source: str, outcome, target: str) -> None:
     assert time.perf_counter() - t0 < RHAI_SECONDS
 
 
-@given(rhai_program())
-@fuzz_settings(per_second=20, ci_examples=100)
-def test_generated_rhai(outcome, source):
-    _rhai(source, outcome, "rhai (grammar)")
+@fuzz_mark(RHAI_SECONDS)
+def test_generated_rhai(outcome, timer):
+    fuzz(rhai_program(), lambda source: _rhai(source, outcome, "rhai (grammar)"), ci_examples=60,
+         record_time=timer, record=outcome, target="rhai (grammar)")
 
 
-@given(mutated(seed_files((".rhai",))))
-@fuzz_settings(per_second=30, ci_examples=150)
-def test_mutated_rhai(outcome, data):
-    _rhai(data.decode("utf-8", "replace"), outcome, "rhai (mutated)")
+@fuzz_mark(RHAI_SECONDS)
+def test_mutated_rhai(outcome, timer):
+    fuzz(mutated(seed_files((".rhai",))), lambda data: _rhai(data.decode("utf-8", "replace"), outcome, "rhai (mutated)"),
+         ci_examples=150, record_time=timer, record=outcome, target="rhai (mutated)")
 
 
 def _modelica(source: str, outcome, target: str) -> None:
@@ -73,13 +78,13 @@ def _modelica(source: str, outcome, target: str) -> None:
     assert time.perf_counter() - t0 < MODELICA_SECONDS
 
 
-@given(modelica_model())
-@fuzz_settings(per_second=2, ci_examples=25)
-def test_generated_modelica(outcome, source):
-    _modelica(source, outcome, "modelica (grammar)")
+@fuzz_mark(MODELICA_SECONDS)
+def test_generated_modelica(outcome, timer):
+    fuzz(modelica_model(), lambda source: _modelica(source, outcome, "modelica (grammar)"), ci_examples=25,
+         record_time=timer, record=outcome, target="modelica (grammar)")
 
 
-@given(mutated(modelica_seeds()))
-@fuzz_settings(per_second=2, ci_examples=25)
-def test_mutated_modelica(outcome, data):
-    _modelica(data.decode("utf-8", "replace"), outcome, "modelica (mutated)")
+@fuzz_mark(MODELICA_SECONDS)
+def test_mutated_modelica(outcome, timer):
+    fuzz(mutated_text(modelica_seeds()), lambda data: _modelica(data.decode("utf-8", "replace"), outcome, "modelica (mutated)"),
+         ci_examples=25, record_time=timer, record=outcome, target="modelica (mutated)")
