@@ -9,13 +9,20 @@ from pathlib import Path
 from luncosim_core.diagnostics import Diagnostic
 
 
-def check_source(path: str | Path, text: str, roots=None) -> list[Diagnostic]:
-    """Diagnostics of ``text`` as the source of ``path`` (by suffix: ``.mo``, ``.rhai``)."""
+def check_source(path: str | Path, text: str, roots=None, contracts=None) -> list[Diagnostic]:
+    """Diagnostics of ``text`` as the source of ``path`` (by suffix: ``.mo``, ``.rhai``).
+    ``contracts`` (:func:`luncosim_core.language.contracts.program_contracts` of the open scene)
+    adds the interface check of a model against the program prims that use its file."""
     suffix = Path(path).suffix
     if suffix == ".mo":
         from luncosim_core.language.modelica import check_modelica
 
-        return check_modelica(text, str(path), roots)
+        found = check_modelica(text, str(path), roots)
+        if contracts:
+            from luncosim_core.language.contracts import check_contracts
+
+            found += check_contracts(text, path, roots, contracts)
+        return found
     if suffix == ".rhai":
         from luncosim_core.language.rhai import check_rhai
 

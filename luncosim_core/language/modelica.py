@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,15 +54,120 @@ def check_modelica(text: str, file: str, roots=None) -> list[Diagnostic]:
     pkg = _package_root(path)
     if pkg is not None and str(pkg) not in search:
         search.insert(0, str(pkg))
-    front = run_front_end(text, guess_model_name(text, path), str(path), str(path), tuple(search),
-                          diagnostics_only=True)
+    name = guess_model_name(text, path)
+    front = run_front_end(text, name, str(path), str(path), tuple(search), diagnostics_only=True)
+    notes: list[Diagnostic] = []
+    sibling = _unreadable_sibling(front.diagnostics, path)
+    if sibling is not None:
+        # rumoca also reads the other .mo files of the folder: one that is not UTF-8 fails the
+        # whole compile with a line-less error. Check the buffer without them (as a bare file
+        # name) and say which file was left out
+        front = run_front_end(text, name, path.name, str(path), tuple(search), diagnostics_only=True)
+        notes.append(Diagnostic("warning", "modelica.sibling-unreadable",
+                                f"{sibling.name} in the same folder is not UTF-8 text: this check leaves it out "
+                                "(the compiler fails on it when the model runs)", layer=file, source="modelica"))
     out = []
     for d in front.diagnostics:
         if d.code == "modelica.not_a_model":
             continue
-        layer = d.layer if d.layer and d.layer != "<source>" else file
+        layer = d.layer if d.layer and d.layer not in ("<source>", path.name) else file
         out.append(Diagnostic(d.severity, d.code, d.message, layer=layer, line=d.line, column=d.column,
                               source="modelica", data=d.data))
+    return out + notes
+
+
+_READ_FAILED = re.compile(r"Failed to read (.+?\.mo)\b")
+
+
+def _unreadable_sibling(diags, here: Path) -> Path | None:
+    """The other file of ``here``'s folder a line-less compile error says could not be read."""
+    for d in diags:
+        m = _READ_FAILED.search(d.message) if d.line is None else None
+        if m is not None:
+            other = Path(m.group(1))
+            if other.resolve() != here and other.resolve().parent == here.parent:
+                return other
+    return None
+
+
+_SECTION = frozenset({"equation", "algorithm"})
+_BINARY = frozenset({"+", "-", "*", "/", "^", ".+", ".-", ".*", "./", ".^", "=", ":=", "==", "<>", "<", ">",
+                     "<=", ">=", "and", "or"})
+_NOT_AFTER_OPERATOR = frozenset({";", ")", "]", "}", ",", "*", "/", "^", ".*", "./", ".^", "=", ":=", "==", "<>",
+                                 "<", ">", "<=", ">=", "and", "or", "then", "loop", "else", "elseif", "end"})
+_OPERAND_END = frozenset({"NUM", "STR"})
+_KEYWORDS = frozenset(KEYWORDS) | {"then", "else", "elseif", "loop", "in", "end", "if", "for", "when", "while",
+                                   "elsewhen", "not", "and", "or", "initial", "annotation", "connect", "each",
+                                   "break", "return", "der", "pre", "true", "false", "time"} - {
+                                       "Real", "Integer", "Boolean", "String"}
+
+
+def quick_modelica(text: str, file: str) -> tuple[list[Diagnostic], object | None, list | None]:
+    """The fast syntax pass (see :mod:`luncosim_core.language.analysis`): ``(diagnostics, the
+    parsed file or None, its tokens or None)``."""
+    from luncosim_core.modelica.syntax.lexer import LexError, tokenize
+    from luncosim_core.modelica.syntax.parser import ParseError, parse
+
+    def at(offset: int, message: str) -> Diagnostic:
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return Diagnostic("error", "modelica.syntax", message, layer=file, line=line, column=col, source="modelica")
+
+    try:
+        sd, tokens = _parse_with_tokens(text, parse, tokenize)
+    except LexError as exc:
+        return [at(exc.offset, str(exc))], None, None
+    except ParseError as exc:
+        return [at(exc.offset, str(exc).split(": ", 1)[-1])], None, None
+    except RecursionError:
+        return [at(0, "the file nests too deeply to read")], None, None
+    spans = [(s.start, s.end) for c in sd.all_classes() for s in c.sections if s.kind.split()[-1] in _SECTION]
+    return _equation_problems(text, tokens, spans, at), sd, tokens
+
+
+def _parse_with_tokens(text: str, parse, tokenize):
+    """The syntax layer's tree and the tokens its parser read (one tokenization, not two)."""
+    try:
+        from luncosim_core.modelica.syntax.parser import _Parser
+
+        parser = _Parser(text)
+        sd = parser.stored_definition()
+        return sd, parser.toks[:parser.n]
+    except (ImportError, AttributeError):  # the parser's internals changed: parse and tokenize apart
+        return parse(text), tokenize(text)
+
+
+def _equation_problems(text: str, tokens, spans, at) -> list[Diagnostic]:
+    """In equation and algorithm sections: an operator with no operand after it, two operands in
+    a row (``x = 1 2;``). One finding per statement, at the token that is unexpected."""
+    out: list[Diagnostic] = []
+    spans = sorted(spans)
+    i = 0
+    prev = None
+    flagged_until = -1
+    for tok in tokens:
+        while i < len(spans) and tok.start >= spans[i][1]:
+            i, prev = i + 1, None
+        if i >= len(spans):
+            break
+        if tok.start < spans[i][0]:
+            continue
+        word = text[tok.start:tok.end]
+        kind = tok.kind if tok.kind in ("NUM", "STR", "ID") else word
+        if prev is not None and tok.start > flagged_until:
+            pword, pkind = prev
+            operand = kind == "NUM" or (kind == "ID" and word not in _KEYWORDS)
+            if pword in _BINARY and word in _NOT_AFTER_OPERATOR:
+                out.append(at(tok.start, f"unexpected `{word}`"))
+            elif operand and (pkind in _OPERAND_END or (pkind == "ID" and pword not in _KEYWORDS)
+                              or pword in (")", "]")):
+                out.append(at(tok.start, f"unexpected `{word}`"))
+            else:
+                prev = (word, kind)
+                continue
+            flagged_until = text.find(";", tok.start)
+            flagged_until = len(text) if flagged_until < 0 else flagged_until
+        prev = (word, kind)
     return out
 
 
@@ -103,10 +209,20 @@ def _index(roots: tuple[Path, ...], stamp: tuple) -> tuple[ClassDef, ...]:
     return tuple(out)
 
 
+_STAMPS: dict[tuple, tuple[float, tuple]] = {}
+STAMP_TTL_S = 2.0  # how long a library's file list and times are trusted before looking again
+
+
 def class_index(roots: tuple[Path, ...]) -> tuple[ClassDef, ...]:
-    """Every class defined under the library ``roots`` (cached while no file changes)."""
-    stamp = tuple((str(p), p.stat().st_mtime_ns) for r in roots for p in sorted(Path(r).rglob("*.mo")))
-    return _index(tuple(roots), stamp)
+    """Every class defined under the library ``roots`` (cached while no file changes; the files
+    are looked at again at most every ``STAMP_TTL_S``, not on every keystroke that completes)."""
+    key = tuple(roots)
+    now = time.monotonic()
+    seen = _STAMPS.get(key)
+    if seen is None or now - seen[0] > STAMP_TTL_S:
+        stamp = tuple((str(p), p.stat().st_mtime_ns) for r in roots for p in sorted(Path(r).rglob("*.mo")))
+        _STAMPS[key] = seen = (now, stamp)
+    return _index(key, seen[1])
 
 
 def find_class(name: str, roots: tuple[Path, ...], extra: tuple[Path, ...] = ()) -> ClassDef | None:

@@ -9,6 +9,7 @@ A source that does not parse has no outline (``None``): the editor keeps the las
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from luncosim_core.language.rhai import HOOKS
@@ -33,35 +34,49 @@ def outline(language: str, text: str) -> list[Symbol] | None:
     return []
 
 
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+class _Lines:
+    """1-based line and column of offsets into one text (a bisect over its line starts)."""
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.starts = starts
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i + 1, offset - self.starts[i] + 1
 
 
-def modelica_outline(text: str) -> list[Symbol] | None:
-    from luncosim_core.modelica.syntax.lexer import tokenize
+def modelica_outline(text: str, sd=None, tokens=None) -> list[Symbol] | None:
+    """``sd``/``tokens``: the text already parsed and tokenized (each done once)."""
+    from luncosim_core.modelica.syntax.lexer import LexError, tokenize
     from luncosim_core.modelica.syntax.parser import ParseError, parse
 
     try:
-        sd = parse(text)
-        tokens = tokenize(text)
-    except (ParseError, RecursionError):
+        sd = parse(text) if sd is None else sd
+        tokens = tokenize(text) if tokens is None else tokens
+    except (ParseError, LexError, RecursionError):
         return None
     out: list[Symbol] = []
+    line_col = _Lines(text)
 
     def walk(cls, depth: int) -> None:
         at = text.find(cls.name, cls.start, cls.body_start if cls.body_start > 0 else cls.end)
-        out.append(Symbol(cls.name, cls.kind, *_line_col(text, at if at >= 0 else cls.start), depth))
+        out.append(Symbol(cls.name, cls.kind, *line_col(at if at >= 0 else cls.start), depth))
         for comp in cls.components:
             kind = next((p for p in ("parameter", "constant", "input", "output") if p in comp.prefixes), "component")
-            out.append(Symbol(comp.name, kind, *_line_col(text, comp.name_start), depth + 1, comp.type_name))
+            out.append(Symbol(comp.name, kind, *line_col(comp.name_start), depth + 1, comp.type_name))
         for section in cls.sections:
             if "equation" in section.kind or "algorithm" in section.kind:
                 statements = _statements(text, tokens, section.start, section.end)
                 if statements:
-                    out.append(Symbol(section.kind, "equations", *_line_col(text, section.start), depth + 1,
+                    out.append(Symbol(section.kind, "equations", *line_col(section.start), depth + 1,
                                       f"{len(statements)}"))
-                    out.extend(Symbol(s, "equation", *_line_col(text, at), depth + 2) for at, s in statements)
+                    out.extend(Symbol(s, "equation", *line_col(at), depth + 2) for at, s in statements)
         for nested in cls.classes:
             walk(nested, depth + 1)
 
@@ -108,12 +123,13 @@ def _statements(text: str, tokens, start: int, end: int) -> list[tuple[int, str]
     return out
 
 
-def rhai_outline(text: str) -> list[Symbol] | None:
+def rhai_outline(text: str, script=None) -> list[Symbol] | None:
+    """``script``: the text already parsed."""
     from luncosim_core.scripting.rhai.errors import RhaiError
     from luncosim_core.scripting.rhai.parser import parse
 
     try:
-        script = parse(text, "outline")
+        script = parse(text, "outline") if script is None else script
     except (RhaiError, RecursionError):
         return None
     out = []

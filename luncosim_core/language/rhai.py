@@ -16,7 +16,6 @@ from pathlib import Path
 from luncosim_core.api.commands import CommandResult
 from luncosim_core.api.host import Pose, SimTime
 from luncosim_core.diagnostics import Diagnostic
-from luncosim_core.scripting.compile import compile_scenario
 from luncosim_core.scripting.rhai.errors import RhaiError
 from luncosim_core.scripting.rhai.parser import parse
 
@@ -174,20 +173,53 @@ def _walk(node, calls: list, names: set[str]) -> None:
                 stack.append(value)
 
 
-def check_rhai(text: str, file: str, roots=None) -> list[Diagnostic]:
-    """Positioned diagnostics of a scenario or module source (see the module doc)."""
+def check_rhai(text: str, file: str, roots=None, script=None) -> list[Diagnostic]:
+    """Positioned diagnostics of a scenario or module source (see the module doc). ``script``:
+    the text already parsed (:func:`parse_rhai`), so it is parsed once; it is compiled here (the
+    compile rewrites its functions' bodies)."""
     rt = _runtime(*_roots_key(roots))
     try:
-        compile_scenario(rt.engine, text, file, {"params": {}})
-        script = parse(text, file, rt.engine.limits.max_expr_depth)
+        if script is None:
+            script = parse_rhai(text, file)
+    except RhaiError as err:
+        return [err.to_diagnostic()]
+    policy = "policy" in Path(file).parts  # lint policies run against the lint host, not the scenario API
+    out = [] if policy else _hook_problems(script, file) + _plan_problems(script, file) + _call_problems(rt, script, file)
+    try:
+        _compile_parsed(rt.engine, script, file)
     except RhaiError as err:
         return [err.to_diagnostic()]
     except RecursionError:
         return [Diagnostic("error", "rhai.syntax", "Expression exceeds maximum complexity", layer=file, line=1,
                            column=1, source="rhai")]
-    if "policy" in Path(file).parts:  # lint policies run against the lint host, not the scenario API
-        return []
-    out = _hook_problems(script, file)
+    return out
+
+
+def parse_rhai(text: str, file: str):
+    """Our parser's tree of ``text`` (raises a positioned :class:`RhaiError`)."""
+    try:
+        return parse(text, file, _runtime(None, None).engine.limits.max_expr_depth)
+    except RecursionError:
+        from luncosim_core.scripting.rhai.errors import RhaiSyntaxError
+
+        raise RhaiSyntaxError("Expression exceeds maximum complexity", file, 1, 1) from None
+
+
+def _compile_parsed(engine, script, file: str) -> None:
+    """What ``compile_scenario`` does after parsing (top-level constants folded into the functions,
+    ``params`` among them, then the compile), on a tree parsed once."""
+    from luncosim_core.scripting.compile import _rewrite_fn
+    from luncosim_core.scripting.rhai.compiler import Compiler
+
+    consts = {st.name for st in script.stmts if st.k == "let" and getattr(st, "const", False)} | {"params"}
+    for fn in script.fns:
+        _rewrite_fn(fn, consts)
+    Compiler(engine.rt, script, file).compile()
+
+
+def _call_problems(rt, script, file: str) -> list[Diagnostic]:
+    """Plain calls to functions that exist nowhere at that arity, as warnings at the call."""
+    out = []
     own = {(f.name, len(f.params)) for f in script.fns}
     calls: list = []
     variables: set[str] = {p for fn in script.fns for p in fn.params}
@@ -221,6 +253,68 @@ def _hook_problems(script, file: str) -> list[Diagnostic]:
                                   f"the runtime calls {fn.name}({', '.join(want)}); this {fn.name} takes "
                                   f"{len(fn.params)} parameter(s), so it is never called",
                                   layer=file, line=fn.line, column=fn.col, source="rhai"))
+    return out
+
+
+def _returned_maps(fn) -> list:
+    """The map literals a function returns: its body's last expression, and ``return #{...}``."""
+    out = []
+    stmts = getattr(fn.body, "stmts", None) or []
+    if stmts and stmts[-1].k == "expr" and getattr(stmts[-1], "e", None) is not None and stmts[-1].e.k == "map":
+        out.append(stmts[-1].e)
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list | tuple):
+            stack.extend(n)
+            continue
+        fields = getattr(n, "__dict__", None)
+        if fields is None:
+            continue
+        if getattr(n, "k", None) == "return" and getattr(fields.get("e"), "k", None) == "map":
+            out.append(fields["e"])
+        elif getattr(n, "k", None) != "closure":
+            stack.extend(v for v in fields.values() if isinstance(v, list | tuple) or hasattr(v, "__dict__"))
+    return out
+
+
+def _plan_problems(script, file: str) -> list[Diagnostic]:
+    """The shape of what ``simulation_dependencies`` returns, where it is a map literal: the five
+    arrays the runtime requires (``scripting/plan.py``), no other key, query names it knows,
+    ``#{owner, identity}`` inputs. The runtime refuses a plan that breaks these, so they are errors."""
+    from luncosim_core.scripting.host import SCRIPT_QUERIES
+    from luncosim_core.scripting.plan import PLAN_KEYS
+
+    out: list[Diagnostic] = []
+
+    def bad(node, msg: str) -> None:
+        out.append(Diagnostic("error", "rhai.plan-shape", f"simulation_dependencies: {msg}", layer=file,
+                              line=node.line, column=node.col, source="rhai"))
+
+    for fn in script.fns:
+        if fn.name != "simulation_dependencies" or len(fn.params) != 2:
+            continue
+        for m in _returned_maps(fn):
+            pairs = dict(m.pairs)
+            missing = [k for k in PLAN_KEYS if k not in pairs]
+            if missing:
+                bad(m, f"missing {', '.join(missing)} (all five arrays are required, even when empty)")
+            extra = [k for k in pairs if k not in PLAN_KEYS]
+            if extra:
+                bad(m, f"unknown key(s) {', '.join(extra)} (allowed: {', '.join(PLAN_KEYS)})")
+            for key, value in pairs.items():
+                if key in PLAN_KEYS and value.k in ("lit", "map", "istr"):
+                    bad(value, f"'{key}' must be an array")
+            queries = pairs.get("query_reads")
+            for item in (queries.items if queries is not None and queries.k == "array" else ()):
+                if item.k == "lit" and isinstance(item.value, str) and item.value not in SCRIPT_QUERIES:
+                    bad(item, f"query_reads: unknown query '{item.value}' (known: {', '.join(sorted(SCRIPT_QUERIES))})")
+            inputs = pairs.get("required_inputs")
+            for item in (inputs.items if inputs is not None and inputs.k == "array" else ()):
+                if item.k == "map" and not {"owner", "identity"} <= {k for k, _v in item.pairs}:
+                    bad(item, "required_inputs: each entry is #{owner, identity}")
+                elif item.k in ("lit", "array", "istr"):
+                    bad(item, "required_inputs: each entry is #{owner, identity}")
     return out
 
 

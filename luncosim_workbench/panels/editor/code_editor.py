@@ -28,6 +28,7 @@ from luncosim_workbench.panels.editor.snippet_fields import (
 
 SC_MOD_INSERTTEXT = 0x1
 SC_MOD_DELETETEXT = 0x2
+SC_MOD_BEFOREINSERT = 0x400
 SC_MOD_BEFOREDELETE = 0x800
 SC_LINECHARACTERINDEX_UTF32 = 1
 INDIC_SQUIGGLEPIXMAP = 13
@@ -87,6 +88,9 @@ class CodeEditor(ScintillaEdit):
         self._pending_delete: tuple[int, int] | None = None
         self.diagnostics: list[Diagnostic] = []
         self.snippet: SnippetFields | None = None  # the fields of the snippet being filled in
+        # only text changes reach Python: a style, fold or line-state change notified to the
+        # container costs a signal per line while our lexer styles thousands of them
+        self.setModEventMask(SC_MOD_INSERTTEXT | SC_MOD_DELETETEXT | SC_MOD_BEFOREINSERT | SC_MOD_BEFOREDELETE)
         self.allocateLineCharacterIndex(SC_LINECHARACTERINDEX_UTF32)
         self.setCodePage(65001)
         self._setup_lexer()

@@ -44,15 +44,30 @@ class SidePanel(QTabWidget):
         for tree in (self.outline, self.refs):
             tree.itemActivated.connect(self._activated)
         self.symbols: list[Symbol] = []
+        self._items: list[QTreeWidgetItem] = []  # the outline's entries, in the order of ``symbols``
 
     def show_outline(self, symbols: list[Symbol]) -> None:
-        """Fill the outline (a tree by depth), keeping which branches were collapsed."""
+        """Fill the outline (a tree by depth), keeping which branches were collapsed. When only
+        labels or lines changed (typing in a line, a new line above) the entries are updated in
+        place: a 10,000-entry outline is not rebuilt on every keystroke."""
         if symbols == self.symbols:
+            return
+        old = self.symbols
+        if len(old) == len(symbols) and len(self._items) == len(symbols) and all(
+                (a.depth, a.kind) == (b.depth, b.kind) for a, b in zip(old, symbols, strict=True)):
+            for item, a, b in zip(self._items, old, symbols, strict=True):
+                if a != b:
+                    if (a.name, a.detail) != (b.name, b.detail):
+                        item.setText(0, _label(b))
+                    item.setData(0, LOCATION, (None, b.line, b.column))
+                    item.setToolTip(0, f"line {b.line}")
+            self.symbols = list(symbols)
             return
         collapsed = {self._key(self.outline.topLevelItem(i)) for i in range(self.outline.topLevelItemCount())
                      if not self.outline.topLevelItem(i).isExpanded()}
         self.symbols = list(symbols)
         self.outline.clear()
+        self._items = []
         parents: list[QTreeWidgetItem] = []
         for s in symbols:
             del parents[s.depth:]
@@ -61,6 +76,7 @@ class SidePanel(QTabWidget):
             item.setToolTip(0, f"line {s.line}")
             (parents[-1].addChild(item) if parents else self.outline.addTopLevelItem(item))
             parents.append(item)
+            self._items.append(item)
         self.outline.expandAll()
         for i in range(self.outline.topLevelItemCount()):
             item = self.outline.topLevelItem(i)

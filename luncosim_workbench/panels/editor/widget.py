@@ -1,18 +1,21 @@
 """The source editor panel: tabs of Modelica and Rhai files with live diagnostics, completion,
-go to definition (F12), Ctrl+S save and Ctrl+Enter Save & Run.
+go to definition (F12), references (Shift+F12), an outline, Ctrl+S save and Ctrl+Enter Save & Run.
 
-Each tab edits a :class:`~luncosim_core.text.TextDocument` (shared through ``ctx.documents``);
-diagnostics come from :func:`luncosim_core.language.check_source` on the
-:class:`~luncosim_core.text.DiagnosticsEngine`'s thread, debounced, and are drawn only when they
-describe the buffer's newest revision. Save & Run writes the file atomically; the running
-simulation's source watch then recompiles a Modelica program in the background (the old version
-keeps running until the new one commits; a compile error keeps it and is reported) or reloads a
-scenario, and the panel reports which happened.
+Each tab edits a :class:`~luncosim_core.text.TextDocument` (shared through ``ctx.documents``).
+Diagnostics come in two passes on the :class:`~luncosim_core.text.DiagnosticsEngine`'s threads
+(:mod:`luncosim_core.language.analysis`): after every debounce our own parsers (the whole check
+for Rhai; the syntax layer and the interface contract for Modelica), and when typing pauses the
+Modelica compiler's front end. They are drawn only when they describe the buffer's newest
+revision. Save & Run writes the file atomically; the running simulation's source watch then
+recompiles a Modelica program in the background (the old version keeps running until the new one
+commits; a compile error keeps it and is reported inline) or reloads a scenario, and the panel
+reports which happened.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -30,7 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
-from luncosim_core.language import check_source
+from luncosim_core.language.analysis import full_check
+from luncosim_core.language.check_process import CheckProcess
+from luncosim_core.language.contracts import program_contracts
 from luncosim_core.language.modelica import (
     BUILTINS,
     KEYWORDS,
@@ -40,7 +45,6 @@ from luncosim_core.language.modelica import (
     members,
 )
 from luncosim_core.language.modelica import definition as modelica_definition
-from luncosim_core.language.outline import outline
 from luncosim_core.language.references import references
 from luncosim_core.language.rhai import (
     host_functions,
@@ -52,7 +56,7 @@ from luncosim_core.language.rhai import (
 )
 from luncosim_core.language.snippets import expand as expand_snippet
 from luncosim_core.language.snippets import snippets
-from luncosim_core.text import LANGUAGES, DiagnosticsEngine, Splice, TextConflict, TextDocument
+from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.events import DiagnosticEvent
 from luncosim_workbench.panels.editor import find
@@ -60,6 +64,10 @@ from luncosim_workbench.panels.editor.code_editor import RHAI_KEYWORDS, CodeEdit
 from luncosim_workbench.panels.editor.side import SidePanel
 from luncosim_workbench.plugins import PanelWidget
 
+UI_SWITCH_INTERVAL_S = 0.001  # the process's thread switch interval while an editor is open
+FAST_CHECK_DELAY_S = 0.1  # the debounce of the fast pass (it runs in a child: the UI does not pay for it)
+FULL_CHECK_PAUSE_S = 0.5  # a pause in typing this long runs the Modelica compiler's front end
+_FAST_CODES = frozenset({"modelica.syntax", "check-failed"})  # what the fast pass says itself
 _IMPORT_OPEN = re.compile(r'\bimport\s*"[^"]*$')  # inside the string of an import
 RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
                 "modelica.reload-kept": "did not compile: the running version continues"}
@@ -68,7 +76,7 @@ RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
 class _Relay(QObject):
     """Carries the checker thread's results to the UI thread (a queued signal)."""
 
-    arrived = Signal(str, int, object)
+    arrived = Signal(str, int, object, str)  # key, revision, diagnostics, phase ("fast" or "full")
 
 
 class EditorPanel(PanelWidget):
@@ -104,11 +112,25 @@ class EditorPanel(PanelWidget):
         # with the live check's findings until the next Save & Run of that file or a reload)
         self.run_diagnostics: dict[Path, list[Diagnostic]] = {}
         self.awaiting_reload: set[str] = set()
+        self._contracts: dict = {}  # Modelica file -> the scene's program prims using it (UI thread)
+        self._contracts_doc = None
+        self._contracts_stale = True
         self._outlines: dict[str, list] = {}  # key -> newest outline that parsed (checker thread)
         self._script_names: dict[str, tuple[str, ...]] = {}  # functions a script defines (checker thread)  # files saved with Save & Run, waiting for the simulation
         self._relay = _Relay()
         self._relay.arrived.connect(self._on_diagnostics)
-        self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit)
+        # The checker threads run our parsers in this process and share the GIL with the UI
+        # thread: at CPython's default 5 ms switch interval one keystroke waits for it several
+        # times over while a 10,000-line file is checked (measured: 260 ms), at 1 ms it does not
+        if sys.getswitchinterval() > UI_SWITCH_INTERVAL_S:
+            sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+        self.checks = CheckProcess()  # the fast pass runs in a child process: no GIL or collector shared
+        self.checks.warm()
+        # fast: our parsers after every debounce; full: the Modelica compiler's front end on a pause
+        self.engine = DiagnosticsEngine(self._check, self._relay.arrived.emit, delay_s=FAST_CHECK_DELAY_S,
+                                        full_checker=self._check_full, full_delay_s=FULL_CHECK_PAUSE_S)
+        self.full_results: dict[Path, tuple[int, list[Diagnostic]]] = {}  # the newest full pass per file
+        self.phases: dict[Path, str] = {}  # which pass the shown diagnostics of a file come from
         location = getattr(ctx, "location_opened", None)
         if location is not None:
             location.connect(self._on_location)
@@ -217,6 +239,8 @@ class EditorPanel(PanelWidget):
             self.editors[path] = editor
             self.tabs.addTab(editor, path.name)
             self.tabs.setTabToolTip(self.tabs.indexOf(editor), str(path))
+            if doc.language == "modelica":
+                self._refresh_contracts()
             self.engine.submit(str(path), doc.text, doc.revision, now=True)
         self.tabs.setCurrentWidget(editor)
         if line:
@@ -288,25 +312,68 @@ class EditorPanel(PanelWidget):
 
     # ------------------------------------------------------------------ diagnostics
     def _check(self, key: str, text: str) -> list[Diagnostic]:
-        """On the checker thread: diagnostics, and the script's own names for completion."""
+        """On the checker thread, after every debounce: one parse gives the diagnostics, the
+        outline and the script's own names for completion."""
+        found = self.checks.analyze(key, text, self._roots(), self._contracts)
         if key.endswith(".rhai"):
-            self._script_names[key] = tuple(rhai_functions(text))
-        symbols = outline(LANGUAGES.get(Path(key).suffix, "text"), text)
-        if symbols is not None:  # a buffer that does not parse keeps the last outline
-            self._outlines[key] = symbols
-        return check_source(key, text, self._roots())
+            self._script_names[key] = found.functions
+        if found.outline is not None:  # a buffer that does not parse keeps the last outline
+            self._outlines[key] = found.outline
+        return found.diagnostics
+
+    def _check_full(self, key: str, text: str) -> list[Diagnostic] | None:
+        """On the second checker thread, when typing pauses: the Modelica front end (None: Rhai)."""
+        return full_check(key, text, self._roots(), self._contracts)
 
     def _on_edit(self, editor: CodeEditor) -> None:
         self._update_title(editor)
         doc = editor.doc
+        if doc.language == "modelica":
+            self._refresh_contracts()
         self.engine.submit(str(doc.path), doc.text, doc.revision)
 
-    def _on_diagnostics(self, key: str, revision: int, diags: list) -> None:
+    def _refresh_contracts(self) -> None:
+        """The scene's program prims by the Modelica file they use (for the interface check),
+        read again when the scene is another one or was edited."""
+        doc = self.ctx.documents.scene
+        if doc is self._contracts_doc and not self._contracts_stale:
+            return
+        if doc is not self._contracts_doc and doc is not None:
+            doc.changed.connect(self._on_scene_changed)
+            doc.reloaded.connect(self._on_scene_changed)
+        self._contracts_doc, self._contracts_stale = doc, False
+        try:
+            self._contracts = program_contracts(doc.stage, self._roots()) if doc is not None else {}
+        except Exception as exc:  # noqa: BLE001 - a scene the check cannot read must not stop editing
+            self._contracts = {}
+            self.status.setText(f"interface check unavailable: {exc}")
+
+    def _on_scene_changed(self, *_args) -> None:
+        """A scene edit may change what a prim declares: check the open models again."""
+        if self.ctx.documents.scene is not self._contracts_doc:
+            return
+        self._contracts_stale = True
+        for editor in self.editors.values():
+            if editor.doc.language == "modelica":
+                self._on_edit(editor)
+
+    def _on_diagnostics(self, key: str, revision: int, diags: list, phase: str = "fast") -> None:
         editor = self.editors.get(Path(key))
         if editor is None or revision != editor.doc.revision:
             return  # the buffer moved on: a newer check is coming
-        own = [d for d in diags if not d.layer or Path(d.layer).resolve() == editor.doc.path]
-        self.results[editor.doc.path] = (revision, own)
+        path = editor.doc.path
+        own = [d for d in diags if not d.layer or Path(d.layer).resolve() == path]
+        if phase == "full":
+            self.full_results[path] = (revision, own)
+        elif editor.doc.language == "modelica" and not any(d.code == "modelica.syntax" for d in own):
+            # while typing, the last full pass's findings the fast pass cannot make stay shown
+            # (unresolved names, an unbalanced model) until the next pause brings fresh ones
+            last = self.full_results.get(path, (0, []))[1]
+            lines = editor.lineCount()
+            own = own + [d for d in last if d.code not in _FAST_CODES and not d.code.startswith("modelica.interface")
+                         and (d.line or 0) <= lines]
+        self.results[path] = (revision, own)
+        self.phases[path] = phase
         self._show(editor)
         if editor is self.current():
             self._show_outline()
@@ -450,8 +517,12 @@ class EditorPanel(PanelWidget):
         return scene_words(doc.stage if doc is not None else None, snap.port_keys if snap is not None else ())
 
     def complete(self, editor: CodeEditor, *, explicit: bool = True) -> list[str]:
+        prefix_text = editor.line_prefix()
+        after_dot = editor.doc.language == "modelica" and prefix_text.endswith(".")
+        if not explicit and not after_dot and prefix_text.count('"') % 2 == 0 and len(
+                _typed_tail(prefix_text, editor.doc.language)) < 2:
+            return []  # nothing to offer yet: do not gather the words on every keystroke
         words, typed = self.completions(editor)
-        after_dot = editor.doc.language == "modelica" and editor.line_prefix().endswith(".")
         if not explicit and typed < 2 and not after_dot:
             return []
         prefix = editor.line_prefix().encode("utf-8")
@@ -571,6 +642,7 @@ class EditorPanel(PanelWidget):
 
     def close_panel(self) -> None:
         self.engine.close()
+        self.checks.close()
 
 
 def _palette_theme() -> str:

@@ -143,3 +143,24 @@ def test_revert_discards_unsaved_edits_after_asking(opened, twin_copy, qtbot):
     wait_for(qtbot, lambda: editor.squiggles() == [])  # the reloaded text is checked again
     asked.clear()
     assert panel.revert() and asked == []  # a clean file reverts without asking
+
+
+def test_the_model_is_checked_against_the_program_prim_that_uses_it(window, tmp_path, qtbot):
+    twin = _lag_twin(tmp_path)
+    window.show()
+    assert window.open_path(twin)
+    panel = window.panels["editor"]
+    editor = window.open_location(str(twin / "models" / "Lag.mo"), 3)
+    wait_for(qtbot, lambda: editor.doc.path in panel.results)
+    assert editor.squiggles() == []  # /W/Setpoint declares inputs:u and outputs:y: both are there
+    editor.gotoPos(editor.positionFromLine(2) + len("  output Real y"))
+    qtbot.keyClicks(editor, "y")  # rename the output: the prim's outputs:y is no longer the model's
+    wait_for(qtbot, lambda: any(d.code == "modelica.interface.missing" for d in editor.diagnostics))
+    (d,) = [d for d in editor.diagnostics if d.code == "modelica.interface.missing"]
+    assert d.is_error and d.message.startswith("/W/Setpoint: prim declares output 'y' but Lag has no output 'y'")
+    assert ("error", 1, 7) in editor.squiggles()  # at the model's name
+    table = window.panels["diagnostics"]
+    assert any(r.code == "modelica.interface.missing" for o, r in table.model.rows if o == "editor")
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    wait_for(qtbot, lambda: panel.results[editor.doc.path][0] == editor.doc.revision
+             and not any(d.code.startswith("modelica.interface") for d in editor.diagnostics))
