@@ -127,3 +127,14 @@ def test_two_initial_equations_for_one_state():
         return
     except NumericsError as exc:
         raise AssertionError(f"NumericsError out of the participant: {exc}") from exc
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError,
+                   reason="physics/reader.py _mass_properties: density / metersPerUnit**3 overflows for a huge "
+                          "metersPerUnit (stage units are not screened)")
+def test_a_huge_meters_per_unit_with_a_density(tmp_path):
+    box = CUBE.replace('"PhysicsRigidBodyAPI", ', '"PhysicsRigidBodyAPI", "PhysicsMassAPI", ').format(
+        size="double size = 1\n        float physics:density = 1000")
+    scene = tmp_path / "s.usda"
+    scene.write_text(HEAD.format(mpu="1e120") + box + "}\n", encoding="utf-8")
+    _project(scene)
