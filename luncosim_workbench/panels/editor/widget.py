@@ -131,6 +131,7 @@ class EditorPanel(PanelWidget):
                                         full_checker=self._check_full, full_delay_s=FULL_CHECK_PAUSE_S)
         self.full_results: dict[Path, tuple[int, list[Diagnostic]]] = {}  # the newest full pass per file
         self.phases: dict[Path, str] = {}  # which pass the shown diagnostics of a file come from
+        self._fast_results: dict[Path, tuple[int, list[Diagnostic]]] = {}
         location = getattr(ctx, "location_opened", None)
         if location is not None:
             location.connect(self._on_location)
@@ -363,8 +364,14 @@ class EditorPanel(PanelWidget):
             return  # the buffer moved on: a newer check is coming
         path = editor.doc.path
         own = [d for d in diags if not d.layer or Path(d.layer).resolve() == path]
+        if phase == "fast":
+            self._fast_results[path] = (revision, own)
         if phase == "full":
             self.full_results[path] = (revision, own)
+            fast_rev, fast = self._fast_results.get(path, (-1, []))
+            ours = [d for d in fast if d.code == "modelica.syntax"] if fast_rev == revision else []
+            if ours:  # our parser's one finding, not the compiler's cascade after the same mistake
+                own = ours + [d for d in own if d.code != "modelica.syntax"]
         elif editor.doc.language == "modelica" and not any(d.code == "modelica.syntax" for d in own):
             # while typing, the last full pass's findings the fast pass cannot make stay shown
             # (unresolved names, an unbalanced model) until the next pause brings fresh ones
