@@ -27,15 +27,20 @@ from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import AddPrim, AddReference, Batch, MovePrim, RemovePrim
 from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext
+from luncosim_workbench.panels.assembly.asset_dialog import AddAssetDialog
 from luncosim_workbench.panels.assembly.inspector import PropertyInspector
 from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
 from luncosim_workbench.plugins import PanelWidget
 
+ASSET_SCHEMES = ("lunco://", "twin://")
 
-def asset_reference(doc: UsdDocument, file: Path) -> str:
+
+def asset_reference(doc: UsdDocument, file: Path | str) -> str:
     """How the scene should name ``file``: a ``lunco://`` URI inside the shared library, else a
-    path relative to the scene."""
-    file = file.resolve()
+    path relative to the scene (a ``lunco://`` or ``twin://`` URI is kept as it is)."""
+    if str(file).startswith(ASSET_SCHEMES):
+        return str(file)
+    file = Path(file).resolve()
     lunco = getattr(doc.roots, "lunco_root", None)
     twin_root = getattr(doc.roots, "twin_root", None)
     if lunco is not None and file.is_relative_to(Path(lunco).resolve()) and not (
@@ -48,6 +53,7 @@ class AssemblyEditor(PanelWidget):
     def __init__(self, ctx: PanelContext, parent=None) -> None:
         super().__init__(ctx, parent)
         self.document: UsdDocument | None = None
+        self.asset_dialog: AddAssetDialog | None = None  # Add Asset…, while it is open
         self.model = PrimTreeModel()
         self.proxy = PrimFilterProxy()
         self.proxy.setSourceModel(self.model)
@@ -98,6 +104,8 @@ class AssemblyEditor(PanelWidget):
 
     # ------------------------------------------------------------------ document
     def set_document(self, doc: UsdDocument | None) -> None:
+        if doc is not self.document:
+            self.close_asset_dialog()  # it lists the old twin's assets
         self.document = doc
         self.model.set_stage(doc.stage if doc else None)
         self.inspector.set_document(doc)
@@ -105,12 +113,15 @@ class AssemblyEditor(PanelWidget):
             self.view.expandToDepth(1)
 
     def close_panel(self) -> None:
+        self.close_asset_dialog()
         self.model.close()
 
     def on_theme_changed(self) -> None:
         for b in self.tool_buttons:
             b.setIcon(resources.icon(b.property("icon_name")))
         self.model.clear_icon_cache()
+        if self.asset_dialog is not None:
+            self.asset_dialog.on_theme_changed()
 
     def _on_prims_changed(self, paths: list) -> None:
         current = self.inspector.prim_path
@@ -234,7 +245,7 @@ class AssemblyEditor(PanelWidget):
         """Reference ``asset_file`` (a library entry dropped on the prim) from ``prim_path``."""
         if self.document is None:
             return False
-        rel = asset_reference(self.document, Path(asset_file))
+        rel = asset_reference(self.document, asset_file)
         ok = self._apply(AddReference(path=prim_path, asset_path=rel, target=self.inspector.edit_target))
         if ok:
             self.ctx.notify(f"{prim_path} now references {rel}")
@@ -280,17 +291,44 @@ class AssemblyEditor(PanelWidget):
         return self._create(lambda stage, _parent: create_joint(
             stage, str(stage.GetPrimAtPath(paths[0]).GetParent().GetPath()), paths[0], paths[1]))
 
-    def create_asset(self, asset_file: str, at=None) -> str | None:
-        """An Xform referencing a library file (``lunco://`` inside the library), placed at ``at``."""
+    def create_asset(self, asset: str, at=None) -> str | None:
+        """An Xform referencing ``asset`` (a ``lunco://`` / ``twin://`` URI, or a file: named by
+        :func:`asset_reference`) under :meth:`create_parent`, placed at ``at`` (in the parent's
+        frame), by default at the viewport's focus point (the parent's origin without a viewport)."""
         if self.document is None:
             return None
-        uri = asset_reference(self.document, Path(asset_file))
-        return self._create(lambda stage, parent: create_reference(stage, parent, uri, at=at))
+        uri = asset_reference(self.document, asset)
 
-    def ask_asset(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
+        def make(stage, parent):
+            where = at if at is not None else self.ctx.focus_point(parent)
+            return create_reference(stage, parent, uri, at=where)
 
-        start = str(getattr(self.document.roots, "lunco_root", "") or "") if self.document else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Add asset", start, "USD (*.usda *.usd *.usdc)")
-        if path:
-            self.create_asset(path)
+        return self._create(make)
+
+    def ask_asset(self) -> AddAssetDialog | None:
+        """Show the Add Asset dialog (one at a time; raised again when already open)."""
+        if self.document is None:
+            self.ctx.notify("Open a scene first")
+            return None
+        if self.asset_dialog is not None:
+            self.asset_dialog.show()
+            self.asset_dialog.raise_()
+            self.asset_dialog.activateWindow()
+            return self.asset_dialog
+        roots = self.document.roots
+        dlg = AddAssetDialog(add=self.create_asset, lunco_root=getattr(roots, "lunco_root", None),
+                             twin_root=getattr(roots, "twin_root", None), exclude=(self.document.path,),
+                             parent=self.window())
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.destroyed.connect(self._asset_dialog_gone)
+        self.asset_dialog = dlg
+        dlg.show()
+        return dlg
+
+    def _asset_dialog_gone(self, *_args) -> None:
+        self.asset_dialog = None
+
+    def close_asset_dialog(self) -> None:
+        if self.asset_dialog is not None:
+            dlg, self.asset_dialog = self.asset_dialog, None
+            dlg.close()
