@@ -113,7 +113,6 @@ class UsdChild:
         self.log = log
         self._proc: subprocess.Popen | None = None
         self._answered = 0
-        self.restarts = 0
 
     def _start(self) -> subprocess.Popen:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
@@ -121,7 +120,6 @@ class UsdChild:
             self._proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz.usd_child"], cwd=REPO, env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, close_fds=True)
         self._answered = 0
-        self.restarts += 1
         return self._proc
 
     def close(self) -> None:
