@@ -3,7 +3,9 @@
 Drop ports from the Ports panel (or call :meth:`PlotsPanel.add_channel`); one curve per channel,
 clipped to the view and peak-downsampled so long windows of many channels stay fluid. A
 :class:`~luncosim_workbench.events.ResultsPlot` on the event stream (the Batch panel's sweep)
-shows as a scatter under the strip chart.
+shows as a scatter under the strip chart. Watch samples on the stream
+(:mod:`luncosim_workbench.panels.plots.watch`: values that are not ports, a Modelica model's
+internal variables the diagram samples) are drawn as "watched" curves on the same time axis.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext, PlotPorts
 from luncosim_workbench.events import ResultsPlot
 from luncosim_workbench.mime import PORT_MIME
+from luncosim_workbench.panels.plots.watch import WatchSamples, WatchSeries, is_watch_samples
 from luncosim_workbench.plugins import PanelWidget
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -38,6 +41,7 @@ class PlotsPanel(PanelWidget):
         super().__init__(ctx, parent)
         self.channels: list[str] = []
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.watches: dict[str, WatchSeries] = {}  # watched keys (not ports): their samples; curves in ``curves``
         self.setAcceptDrops(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -125,13 +129,32 @@ class PlotsPanel(PanelWidget):
 
     def remove_channel(self, key: str) -> None:
         if key in self.curves:
-            self.plot.removeItem(self.curves.pop(key))
-            self.legend.removeItem(key)
-            self.channels.remove(key)
+            curve = self.curves.pop(key)
+            self.legend.removeItem(curve)
+            self.plot.removeItem(curve)
+            if key in self.watches:
+                del self.watches[key]
+            else:
+                self.channels.remove(key)
 
     def clear_channels(self) -> None:
-        for key in list(self.channels):
+        for key in [*self.channels, *self.watches]:
             self.remove_channel(key)
+
+    def add_watch_samples(self, samples: WatchSamples) -> None:
+        """Append a reading of watched values (a new key gets its curve, "(sampled)" in the legend)."""
+        units = dict(samples.units)
+        for key, value in samples.values:
+            series = self.watches.get(key)
+            if series is None:
+                series = self.watches[key] = WatchSeries(units.get(key, ""))
+                pen = pg.mkPen(PALETTE[(len(self.curves)) % len(PALETTE)], width=1.5,
+                               style=pg.QtCore.Qt.PenStyle.DashLine)
+                unit = f" [{series.unit}]" if series.unit and series.unit != "1" else ""
+                curve = self.plot.plot([], [], pen=pen, name=f"{key}{unit} (sampled)")
+                curve.setSkipFiniteCheck(False)
+                self.curves[key] = curve
+            series.add(samples.time, value)
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802
         if event.mimeData().hasFormat(PORT_MIME):
@@ -155,6 +178,8 @@ class PlotsPanel(PanelWidget):
             elif isinstance(event, PlotPorts):  # "Plot" in the Ports panel (PanelContext.plot_ports)
                 for key in event.keys:
                     self.add_channel(key)
+            elif is_watch_samples(event):  # the diagram's sampled model variables (matched by shape)
+                self.add_watch_samples(event)
 
     def show_results(self, plot: ResultsPlot) -> None:
         """Show a result series (parameter against output) under the strip chart."""
@@ -171,20 +196,29 @@ class PlotsPanel(PanelWidget):
             self.redraw()
 
     def redraw(self) -> None:
-        if not self.channels:
+        if not self.channels and not self.watches:
             return
         ring = self.ctx.telemetry
         _ticks, times, _vals = ring.read([], None)
-        if not len(times):
+        ends = [float(times[-1])] if len(times) else []
+        ends += [w.times[-1] for w in self.watches.values() if w.times]
+        if not ends:
             for c in self.curves.values():
                 c.setData([], [])
             return
-        t_end = float(times[-1])
+        t_end = max(ends)
         t_start = t_end - self.window.value()
-        _ticks, times, values = ring.read(self.channels, since_time=t_start)
-        for j, key in enumerate(self.channels):
-            self.curves[key].setData(times, values[:, j], connect="finite")
-        self.plot.setXRange(max(t_start, float(times[0]) if len(times) else t_start), max(t_end, t_start + 1e-3), padding=0)
+        first = t_start
+        if self.channels:
+            _ticks, times, values = ring.read(self.channels, since_time=t_start)
+            for j, key in enumerate(self.channels):
+                self.curves[key].setData(times, values[:, j], connect="finite")
+            first = float(times[0]) if len(times) else t_start
+        for key, series in self.watches.items():
+            ts, vs = series.since(t_start)
+            self.curves[key].setData(ts, vs, connect="finite")
+            first = min(first, ts[0]) if ts else first
+        self.plot.setXRange(max(t_start, first), max(t_end, t_start + 1e-3), padding=0)
 
     def _on_mouse(self, pos) -> None:
         if not self.channels:
