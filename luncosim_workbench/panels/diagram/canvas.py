@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsPathItem,
+    QGraphicsProxyWidget,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
@@ -413,6 +414,7 @@ class WireItem(QGraphicsPathItem):
         self.a, self.b = a, b
         self.route: list[QPointF] | None = None
         self.preview: list[QPointF] | None = None  # a bend being dragged
+        self.value_label: QGraphicsSimpleTextItem | None = None  # live: its potential variable's value
         pen = QPen(QColor(0, 0, 200), 1.5)
         pen.setCosmetic(True)
         self.setPen(pen)
@@ -451,6 +453,33 @@ class WireItem(QGraphicsPathItem):
         for p in pts[1:]:
             path.lineTo(p)
         self.setPath(path)
+        if self.value_label is not None:
+            self._place_label(pts)
+
+    def set_value_text(self, text: str | None) -> None:
+        """Label the wire (live: ``resistor.p.v = 2.31 V``) at the middle of its longest segment;
+        None removes the label."""
+        if text is None:
+            if self.value_label is not None:
+                self.value_label.setVisible(False)
+            return
+        if self.value_label is None:
+            self.value_label = QGraphicsSimpleTextItem(self)  # upright and one size at any zoom
+            self.value_label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+            self.value_label.setBrush(QColor(0, 0, 150))
+            self.value_label.setZValue(3)
+        self.value_label.setVisible(True)
+        if self.value_label.text() != text:
+            self.value_label.setText(text)
+            self._place_label(self.points())
+
+    def _place_label(self, pts: list[QPointF]) -> None:
+        if len(pts) < 2:
+            return
+        a, b = max(zip(pts, pts[1:], strict=False), key=lambda s: math.hypot(s[1].x() - s[0].x(), s[1].y() - s[0].y()))
+        self.value_label.setPos((a + b) / 2)
+        width = self.value_label.boundingRect().width()
+        self.value_label.setTransform(QTransform.fromTranslate(-width / 2, -16 if abs(a.y() - b.y()) < 1e-9 else 2))
 
     def nearest(self, p: QPointF) -> tuple[int, float]:
         """The segment nearest the scene point ``p`` and its distance (scene units)."""
@@ -699,6 +728,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
     menu_requested = Signal(object, QPointF)  # the NodeItem or WireItem under a right-click (or None), view point
     graphics_moved = Signal(object)  # Icon view (a dict of int keys: not a QVariantMap): {graphic index: (dx, dy)} in icon units, snapped
     graphic_drawn = Signal(str, tuple, tuple)  # Icon view: the tool, the corners dragged (icon coordinates)
+    hovered = Signal(str)  # the node under the cursor (a component or one of the class's connectors), "" none
 
     _KEYS = {
         QKeySequence.StandardKey.Undo: "undo", QKeySequence.StandardKey.Redo: "redo",
@@ -726,6 +756,7 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self.icon_layer = False  # the Icon view: no connecting, no bends; a tool draws primitives
         self.tool: str | None = None  # Rectangle, Ellipse, Line, Polygon, Text
         self._draw: tuple[QPointF, QGraphicsItem] | None = None
+        self._hover = ""
         scene.selectionChanged.connect(self.update_handles)
 
     def update_handles(self) -> None:
@@ -809,6 +840,23 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
                 return item
         return None
 
+    def _widget_at(self, pos) -> bool:
+        """Whether a widget in the scene (a live input's slider) is under the view point ``pos``."""
+        return any(isinstance(item, QGraphicsProxyWidget) for item in self.items(pos))
+
+    def _track_hover(self, pos) -> None:
+        node = self._node_at(pos) if not self._widget_at(pos) else None
+        name = node.view.name if node is not None else ""
+        if name != self._hover:
+            self._hover = name
+            self.hovered.emit(name)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().leaveEvent(event)
+        if self._hover:
+            self._hover = ""
+            self.hovered.emit("")
+
     def _node_at(self, pos) -> NodeItem | None:
         for item in self.items(pos):
             if isinstance(item, NodeItem):
@@ -840,6 +888,9 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
             return
         pos = event.position().toPoint()
         left = event.button() == Qt.MouseButton.LeftButton
+        if self._widget_at(pos):  # a live input's slider takes its own presses
+            super().mousePressEvent(event)
+            return
         if self.icon_layer:
             if left and self.tool and not self.read_only:
                 start = self._snap_scene(self.mapToScene(pos))
@@ -901,6 +952,8 @@ class DiagramView_(QGraphicsView):  # noqa: N801 - distinct from the model's Dia
         self.menu_requested.emit(target, QPointF(pos))
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.buttons() == Qt.MouseButton.NoButton and not self.icon_layer:
+            self._track_hover(event.position().toPoint())
         if self._pan is not None:
             d = event.position() - self._pan
             self._pan = event.position()

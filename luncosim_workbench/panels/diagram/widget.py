@@ -9,7 +9,9 @@ file changed on disk. Any change of the document (a diagram gesture, typing in a
 anywhere) re-projects the diagram, keeping the selection and the view. A refused connect says why
 at the cursor. While a simulation
 runs a prim whose ``info:sourceAsset`` is this file, its port values label the class's own
-connectors and fill the icons' tooltips.
+connectors and fill the icons' tooltips; when the model it runs is the class shown, the model's
+own variables are drawn too (:mod:`luncosim_workbench.panels.diagram.live`: hover cards, wire
+values, input sliders, the Variables table and plotting).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ from luncosim_workbench.panels.diagram.canvas import (
     build_icon_scene,
     build_scene,
 )
+from luncosim_workbench.panels.diagram.live import LiveLayer
 from luncosim_workbench.panels.diagram.model import (
     Clipboard,
     DiagramEdits,
@@ -168,6 +171,15 @@ class DiagramPanel(PanelWidget):
             b.clicked.connect(lambda on, t=tool: self.choose_tool(t if on else None))
             self.tools[tool] = b
             bar.insertWidget(3 + len(self.tools) - 1, b)
+        self.live = LiveLayer(self)  # the running model's variables (hover cards, wire values, sliders, plots)
+        self.view.hovered.connect(self.live.hovered)
+        self.variables_button = QToolButton()
+        self.variables_button.setText("Variables")
+        self.variables_button.setCheckable(True)
+        self.variables_button.setToolTip("While the simulation runs this class: its model's variables, values and "
+                                         "units, each with a plot link")
+        self.variables_button.toggled.connect(self.live.show_table)
+        bar.addWidget(self.variables_button)
         self.library_button = QToolButton()
         self.library_button.setText("Library")
         self.library_button.setCheckable(True)
@@ -183,8 +195,9 @@ class DiagramPanel(PanelWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.browser)
         split.addWidget(self.view)
+        split.addWidget(self.live.table)
         split.setStretchFactor(1, 1)
-        split.setSizes([220, 680])
+        split.setSizes([220, 680, 240])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(bar)
@@ -231,6 +244,10 @@ class DiagramPanel(PanelWidget):
         self.rebuild(keep_view=False)
         self._reveal()
         self.fit()
+        snapshot = self.ctx.latest
+        if snapshot is not None:  # a paused simulation sends no frames: find the file's prim now
+            prims = self._running_prims(snapshot)
+            self.live.follow(prims[0] if prims else None)
         return True
 
     # -- the shared document ------------------------------------------------------------------------
@@ -256,6 +273,11 @@ class DiagramPanel(PanelWidget):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         self.ensure_catalog()
+        self.live.resume()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().hideEvent(event)
+        self.live.pause()  # no queries while nobody sees the values
 
     # -- placing classes from the library --------------------------------------------------------------
     def add_component(self, qualified: str, at: tuple[float, float] | None = None) -> Transaction | None:
@@ -458,6 +480,7 @@ class DiagramPanel(PanelWidget):
                                  + ("…" if len(view.unplaced) > 8 else ""))
         else:
             self.message.setText(f"{self.cls}: {len(view.nodes)} components, {len(view.wires)} connections")
+        self.live.rebuilt()
 
     def fit(self) -> None:
         rect = self.scene.itemsBoundingRect()
@@ -744,6 +767,7 @@ class DiagramPanel(PanelWidget):
             add("Copy\tCtrl+C", self.copy)
             add("Duplicate\tCtrl+D", self.duplicate, not ro)
             add("Delete\tDel", lambda: self.command("delete"), not ro)
+            self._plot_menu(menu, name)
         elif isinstance(target, WireItem):
             a, b = target.view.a, target.view.b
             pts = [(p.x(), -p.y()) for p in target.points()]
@@ -753,7 +777,19 @@ class DiagramPanel(PanelWidget):
         else:
             add("Paste\tCtrl+V", self.paste, not ro and self.clipboard is not None)
             add("Fit\tF", self.fit)
+            self._plot_menu(menu, None)
         return menu
+
+    def _plot_menu(self, menu: QMenu, node: str | None) -> None:
+        """"Plot" entries for the live variables of a node (the class's own ones for the canvas)."""
+        names = self.live.plot_names(node)
+        if not names:
+            return
+        menu.addSeparator()
+        sub = menu.addMenu("Plot") if len(names) > 1 else menu
+        for n in names:
+            act = sub.addAction(n if len(names) > 1 else f"Plot {n}")
+            act.triggered.connect(lambda _c=False, n=n: self.live.plot(n))
 
     def edit_parameters(self, name: str) -> ParametersDialog | None:
         """Open the Parameters dialog of component ``name`` (non-blocking; OK applies, as one
@@ -827,23 +863,27 @@ class DiagramPanel(PanelWidget):
         return self._prims
 
     def on_frame(self, snapshot: WorkbenchSnapshot) -> None:
-        if self.edits is None or not self.nodes:
+        if self.edits is None:
             return
         prims = self._running_prims(snapshot)
-        if not prims:
+        self.live.follow(prims[0] if prims else None)
+        if not prims or not self.nodes:
             return
         values = live_values(snapshot.port_keys, snapshot.port_values, prims)
         live_note = f"live values of {prims[0]}" + (f" (+{len(prims) - 1} more running this file)" if len(prims) > 1 else "")
-        if live_note not in self.view.toolTip():
+        if live_note not in self.view.toolTip() and not self.live.note():
             self.view.setToolTip(live_note)
         for node in self.nodes.values():
             live = {k: v for k, v in values.items() if k == node.view.name}
+            if not live and node.view.name in node.live and self.live.active():
+                continue  # not a port: the model's value (LiveLayer) stays
             if live != node.live:
                 node.live = live
                 node.update_tooltip()
                 node.update()
 
     def close_panel(self) -> None:
+        self.live.close()
         self.ctx.documents.removed.disconnect(self._on_document_removed)
         self._detach()
         self.scene.clear()
