@@ -190,4 +190,4 @@ class DiagnosticsPanel(PanelWidget):
             prim = str(d.path).split(".", 1)[0]
             self.ctx.selection.set([prim])
         elif d.layer:
-            self.ctx.open_location(str(d.layer), int(d.line or 0), d.column)
+            self.ctx.open_location(str(d.layer), int(d.line or 0), *((d.column,) if d.column else ()))
