@@ -115,3 +115,17 @@ def test_the_query_is_in_the_vocabulary_scripts_and_http_use():
     assert from_name("ModelVariables", {"prim": "/W/RC", "names": ["v_cap"]}) == ModelVariables("/W/RC", ("v_cap",))
     decoded = decode_request({"command": "ModelVariables", "params": {"prim": "/W/RC", "names": ["v_cap"]}})
     assert decoded == ModelVariables("/W/RC", ("v_cap",))
+
+
+def test_a_network_member_is_read_from_its_networks_model(writer, tmp_path):
+    from tests.sim.test_component_network import scene
+
+    s = open_simulation(scene(writer, tmp_path))
+    assert s.wait_until_ready(180) == ""
+    s.run(6)
+    result = s.query(ModelVariables("/W/C", ("v", "C")))  # the capacitor member, by its own names
+    assert result.ok, result.diagnostics
+    vs = result.value["variables"]
+    assert vs["v"]["kind"] == "state" and vs["v"]["unit"] == "V" and vs["C"]["value"] == pytest.approx(1e-4)
+    assert vs["v"]["value"] == pytest.approx(s.read("/W/Meter", "v"), rel=1e-9)
+    assert result.value["model"].startswith("Network_")
