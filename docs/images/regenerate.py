@@ -1,6 +1,10 @@
 """Regenerate the README pictures: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python docs/images/regenerate.py``.
 
 The demo twin's own scenario (``Drill``) drives the rovers; nothing else is commanded.
+
+``diagram-drive-controller.png`` (the Modelica diagram with live values) is written by its test:
+``LUNCOSIM_SHOTS=/tmp/shots xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m pytest
+luncosim_workbench/panels/diagram/tests/test_a_live_variables.py`` and copied from ``/tmp/shots``.
 """
 
 from pathlib import Path
