@@ -642,7 +642,7 @@ class MainWindow(QMainWindow):
         the shared library is named by its ``lunco://`` URI, one in the twin relative to the
         scene (as the Assembly panel names it). Returns the new prim's path (selected)."""
         from luncosim_core.usd.create import create_reference
-        from luncosim_workbench.panels.assembly.widget import asset_reference
+        from luncosim_workbench.asset_names import asset_reference
 
         doc = self.session.document
         if doc is None:

@@ -77,7 +77,8 @@ def make_window(qtbot, tmp_path):
 
     def make(**kw):
         kw.setdefault("settings", tmp_path / "settings")
-        w = MainWindow(viewport=False, **kw)
+        kw.setdefault("viewport", False)
+        w = MainWindow(**kw)
         # a test that is not about the unsaved-edits prompt must never open a modal dialog
         w.ask_unsaved = lambda _why: "discard"
         qtbot.addWidget(w)

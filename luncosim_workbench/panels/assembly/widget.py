@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from pathlib import Path
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
@@ -26,27 +24,12 @@ from luncosim_core.usd.create import create, create_joint, create_reference
 from luncosim_core.usd.document import UsdDocument
 from luncosim_core.usd.ops import AddPrim, AddReference, Batch, MovePrim, RemovePrim
 from luncosim_workbench import resources
+from luncosim_workbench.asset_names import asset_reference
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.assembly.asset_dialog import AddAssetDialog
 from luncosim_workbench.panels.assembly.inspector import PropertyInspector
 from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
 from luncosim_workbench.plugins import PanelWidget
-
-ASSET_SCHEMES = ("lunco://", "twin://")
-
-
-def asset_reference(doc: UsdDocument, file: Path | str) -> str:
-    """How the scene should name ``file``: a ``lunco://`` URI inside the shared library, else a
-    path relative to the scene (a ``lunco://`` or ``twin://`` URI is kept as it is)."""
-    if str(file).startswith(ASSET_SCHEMES):
-        return str(file)
-    file = Path(file).resolve()
-    lunco = getattr(doc.roots, "lunco_root", None)
-    twin_root = getattr(doc.roots, "twin_root", None)
-    if lunco is not None and file.is_relative_to(Path(lunco).resolve()) and not (
-            twin_root is not None and file.is_relative_to(Path(twin_root).resolve())):
-        return "lunco://" + file.relative_to(Path(lunco).resolve()).as_posix()
-    return os.path.relpath(file, doc.path.parent)
 
 
 class AssemblyEditor(PanelWidget):

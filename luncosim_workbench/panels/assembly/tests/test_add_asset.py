@@ -212,16 +212,12 @@ def test_closing_the_dialog_stops_its_renders(opened, qtbot, _cache_dir):
 
 # ---------------------------------------------------------------------- with a real viewport
 @pytest.fixture
-def gl_window(qtbot, tmp_path):
+def gl_window(qtbot, tmp_path, make_window):
     if not os.environ.get("DISPLAY"):
         pytest.skip("needs an X display (run under xvfb-run)")
-    from luncosim_workbench.main_window import MainWindow
-
     twin = tmp_path / "yard"
     shutil.copytree(DEMO, twin)
-    w = MainWindow(settings=tmp_path / "settings")
-    w.ask_unsaved = lambda _why: "discard"
-    qtbot.addWidget(w)
+    w = make_window(viewport=True)
     w.resize(1400, 900)
     w.show()
     qtbot.waitExposed(w)

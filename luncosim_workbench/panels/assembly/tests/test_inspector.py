@@ -152,7 +152,7 @@ def test_dropping_a_library_file_on_a_prim_adds_a_reference(opened):
 
 
 def test_library_file_in_the_shared_library_is_referenced_by_uri(opened):
-    from luncosim_workbench.panels.assembly.widget import asset_reference
+    from luncosim_workbench.asset_names import asset_reference
 
     doc = opened.session.document
     rover = doc.roots.lunco_root / "vessels" / "rovers" / "yard_rover.usda"
