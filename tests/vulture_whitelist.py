@@ -32,3 +32,5 @@ createEditor, setEditorData, setModelData, textElideMode  # noqa
 eventFilter, handled  # noqa
 # used by luncosim_core/modelica/wrench_model.py and luncosim_core/physics/actuators.py (folders this scan leaves out)
 read_force_actuator, wrench_column  # noqa
+# Qt calls a list view's drag override (the Add Asset grid)
+supportedDragActions  # noqa
