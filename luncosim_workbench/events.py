@@ -6,7 +6,9 @@
   sim time it arrived at;
 - :class:`LogLine`: the workbench's own messages (opened, saved, play, projection restarted);
 - :class:`ResultsPlot`: a panel's result series to show in Plots (a sweep's parameter against an
-  output), published with ``PanelContext.show_results``.
+  output), published with ``PanelContext.show_results``;
+- :class:`WatchSamples`: sampled values of variables that are not ports (the Modelica diagram's
+  model variables), which Plots draws beside the port curves.
 """
 
 from __future__ import annotations
@@ -43,3 +45,13 @@ class ResultsPlot:
 WorkbenchEvent = ConsoleLine | Notification | DiagnosticEvent | LogLine | ResultsPlot
 
 __all__ = ["ConsoleLine", "DiagnosticEvent", "LogLine", "Notification", "ResultsPlot", "WorkbenchEvent"]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSamples:
+    """One reading at simulation ``time`` (s): ``values`` as ``(key, value)`` pairs (key
+    ``/Prim.resistor.v``; NaN: no value), ``units`` as ``(key, unit)`` pairs for the legend."""
+
+    time: float
+    values: tuple[tuple[str, float], ...]
+    units: tuple[tuple[str, str], ...] = ()

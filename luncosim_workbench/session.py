@@ -7,7 +7,6 @@ drives it. Opening follows the core's entry-point rules (:func:`luncosim_core.tw
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterable
 from pathlib import Path
 

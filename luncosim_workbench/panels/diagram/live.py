@@ -19,8 +19,7 @@ on the UI thread (a queued signal from the future's callback) and are drawn as:
 
 Plotting a variable that is a port of the prim adds that port to Plots (``ctx.plot_ports``); any
 other variable is *watched*: its sampled values (from the same query) go to Plots as
-:class:`WatchSamples` on ``ctx.events`` (the shape ``luncosim_workbench.panels.plots.watch`` reads:
-panels do not import each other).
+:class:`luncosim_workbench.events.WatchSamples` on ``ctx.events`` (what the Plots panel draws).
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import ClassVar
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPen, QTransform
@@ -45,22 +42,12 @@ from PySide6.QtWidgets import (
 
 from luncosim_core.api.commands import ModelVariables, SetPorts
 from luncosim_core.modelica.syntax.resolve import Connector
+from luncosim_workbench.events import WatchSamples
 
 POLL_MS = 200  # 5 Hz
 DRAG_MS = 150  # at most one SetPorts this often while a slider is dragged
 CARD_LINES = 30
 STEPS = 1000  # a slider's resolution
-
-
-@dataclass(frozen=True, slots=True)
-class WatchSamples:
-    """Sampled values of watched variables for the Plots panel (its ``watch`` module's event):
-    ``values`` and ``units`` as ``(key, …)`` pairs, keys ``/Prim.resistor.v``, at simulation ``time``."""
-
-    kind: ClassVar[str] = "watch-samples"
-    time: float
-    values: tuple[tuple[str, float], ...]
-    units: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------- pure helpers

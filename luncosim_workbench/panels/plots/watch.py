@@ -1,34 +1,18 @@
 """Watched values: series that are not ports (so not in the telemetry ring), fed by a panel that
 reads them — the Modelica diagram samples a model's internal variables (``resistor.v``) with the
-``ModelVariables`` query a few times a second and publishes each answer on ``ctx.events``. The
-Plots panel draws each key as a curve beside the port curves.
-
-Panels do not import each other, so the event is matched by its shape: any event whose ``kind`` is
-:data:`WATCH_KIND` with the fields of :class:`WatchSamples` (the diagram's own copy of it is
-``luncosim_workbench.panels.diagram.live.WatchSamples``)."""
+``ModelVariables`` query a few times a second and publishes each answer on ``ctx.events`` as a
+:class:`luncosim_workbench.events.WatchSamples`. The Plots panel draws each key as a curve beside
+the port curves."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from luncosim_workbench.events import WatchSamples
 
 MAX_SAMPLES = 20_000  # per watched key; the oldest go first
-WATCH_KIND = "watch-samples"
-
-
-@dataclass(frozen=True, slots=True)
-class WatchSamples:
-    """One reading at simulation ``time`` (s): ``values`` as ``(key, value)`` pairs (key
-    ``/Prim.resistor.v``; NaN: no value), ``units`` as ``(key, unit)`` pairs for the legend."""
-
-    kind: ClassVar[str] = WATCH_KIND
-    time: float
-    values: tuple[tuple[str, float], ...]
-    units: tuple[tuple[str, str], ...] = ()
 
 
 def is_watch_samples(event: object) -> bool:
-    return getattr(event, "kind", None) == WATCH_KIND
+    return isinstance(event, WatchSamples)
 
 
 class WatchSeries:

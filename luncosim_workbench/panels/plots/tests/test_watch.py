@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from luncosim_workbench.panels.plots.watch import WatchSamples, WatchSeries
+from luncosim_workbench.events import WatchSamples
+from luncosim_workbench.panels.plots.watch import WatchSeries
 
 
 def test_a_series_appends_replaces_a_repeated_time_and_restarts_when_time_goes_back():
