@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
 from . import (
     std_collections,  # noqa: F401  (registers the collection natives)
     std_extra,  # noqa: F401  (bit fields, split_rev, BLOB read/write)
@@ -428,7 +430,11 @@ class Engine:
         rt = self.rt
         saved_depth = rt.depth
         try:
-            src = full.read_text(encoding="utf-8")
+            try:
+                src = read_text_limited(full, "Rhai module")
+            except (OSError, UnreadableFile) as exc:
+                raise RhaiRuntimeError(f"Module '{path}' cannot be read: {exc}", file, line,
+                                       col) from None
             ast = self.compile(src, file=str(full))
             saved_ops = rt.ops
             _, frame = self._exec_top(ast.lib, Scope())
