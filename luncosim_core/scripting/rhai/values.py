@@ -261,14 +261,28 @@ def debug_float(x: float) -> str:
 
 
 def _debug_str(s: str) -> str:
-    out = ['"']
-    for ch in s:
-        out.append(_ESC.get(ch) or (ch if ch.isprintable() else f"\\u{{{ord(ch):x}}}"))
-    out.append('"')
-    return "".join(out)
+    """A string as Rhai's Debug writes it: quoted, with escapes (at C speed: a 16 MB string
+    takes milliseconds, not seconds)."""
+    if s.isprintable():
+        if '"' in s or "\\" in s:
+            s = s.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{s}"'
+    return '"' + s.translate(_ESCAPES) + '"'
+
+
+class _Escapes(dict):
+    """``str.translate`` table for :func:`_debug_str`, filled as characters are met."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        e = _ESC.get(ch) or (ch if ch.isprintable() else f"\\u{{{code:x}}}")
+        if len(self) < 4096:
+            self[code] = e
+        return e
 
 
 _ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+_ESCAPES = _Escapes()
 
 
 def _debug_char(ch: str) -> str:
