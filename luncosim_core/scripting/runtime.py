@@ -24,9 +24,14 @@ from luncosim_core.scripting.rhai import Engine, Limits, RhaiLimitError
 if TYPE_CHECKING:
     from luncosim_core.scripting.scenario import ScenarioParticipant
 
-#: Operations one hook call may take before it is stopped (an endless loop faults the scenario).
+#: Bytes all the engine's live Rhai values may take together (one engine serves every scenario
+#: of a simulation); past it the allocation faults the scenario with "memory budget exceeded".
+SCENARIO_MEMORY_BYTES = 256 << 20
+#: Operations one hook call may take before it is stopped (an endless loop faults the scenario);
+#: the per-value sizes; the engine's memory budget.
 DEFAULT_LIMITS = Limits(max_operations=20_000_000, max_call_depth=64, max_string_size=1 << 24,
-                        max_array_size=1 << 20, max_map_size=1 << 20)
+                        max_array_size=1 << 20, max_map_size=1 << 20,
+                        max_memory_bytes=SCENARIO_MEMORY_BYTES)
 #: Events one scenario may ``emit`` in one tick; one more faults it (a runaway emit loop).
 MAX_EVENTS_PER_TICK = 10_000
 #: Events the history (``ScenarioRuntime.telemetry``) keeps: a ring, the oldest dropped first, so a

@@ -2,8 +2,8 @@
 result per line out, each on a fresh engine, so one bad line never stops the stream.
 
 Request: ``{"code": "...", "limits": {"max_operations": N, "max_array_size": N,
-"max_string_size": N, "max_map_size": N, "max_call_levels": N, "max_expr_depth": N},
-"compile_only": false}`` (``limits`` and ``compile_only`` optional).
+"max_string_size": N, "max_map_size": N, "max_call_levels": N, "max_expr_depth": N,
+"max_memory_bytes": N}, "compile_only": false}`` (``limits`` and ``compile_only`` optional).
 
 Result: ``{"ok": true, "type": "<type_of>", "display": "<Display>", "value": <JSON>,
 "printed": [...]}`` or ``{"ok": false, "error": {"kind": "parse" | "runtime" | "input",
@@ -24,7 +24,8 @@ from .values import Char, Unit, to_display, type_of
 # Defaults when a request gives no limits: enough for any real script, small enough that a
 # runaway one ends in about a second.
 DEFAULT_LIMITS = {"max_operations": 5_000_000, "max_call_levels": 64, "max_expr_depth": 0,
-                  "max_string_size": 1 << 24, "max_array_size": 1 << 20, "max_map_size": 1 << 20}
+                  "max_string_size": 1 << 24, "max_array_size": 1 << 20, "max_map_size": 1 << 20,
+                  "max_memory_bytes": 256 << 20}
 _LIMIT_FIELD = {"max_call_levels": "max_call_depth"}  # request key -> Limits field
 
 

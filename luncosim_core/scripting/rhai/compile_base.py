@@ -14,6 +14,7 @@ from .runtime import (
     ScriptFn,
 )
 from .values import (
+    ACTIVE,
     Char,
     RhaiRange,
     Unit,
@@ -157,15 +158,18 @@ def iterate(src: Any) -> Any:
     """What ``for x in src`` walks over."""
     t = type(src)
     if t is list:
+        m = ACTIVE.meter
+        if m is not None:  # a snapshot of the elements (the body may change the array)
+            m.charge(56 + 8 * len(src))
         return list(src)
     if t is RhaiRange:
         return src.to_range()
     if t is range:
         return src
     if t is str:
-        return [Char(c) for c in src]
+        return map(Char, src)  # lazily: a string's characters are not made all at once
     if t is bytearray:
-        return list(src)
+        return bytes(src)  # a snapshot, yielding the bytes as integers
     if hasattr(src, "__rhai_iter__"):
         return src.__rhai_iter__()
     raise RhaiRuntimeError(f"For loop expects iterable type: {type_of(src)} is not "

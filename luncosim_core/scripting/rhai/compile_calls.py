@@ -15,13 +15,13 @@ from .compile_base import (
 from .errors import (
     RhaiRuntimeError,
 )
+from .memory import CLOSURE
 from .runtime import (
     UNBOUND,
     Cell,
     Closure,
     ScriptFn,
     WriteBack,
-    call_native,
     pick_untyped,
 )
 from .values import (
@@ -56,6 +56,25 @@ class CallsMixin:
         sf.copy_params = tuple(i for i, p in enumerate(n.params) if p in mutated)
         sf.capture_slots = tuple(inner for _, inner in ctx.captures)
         outer_slots = tuple(o for o, _ in ctx.captures)
+        meter = self.rt.meter
+        if meter is not None:  # a closure value is charged to the memory budget
+            size = CLOSURE + 48 * len(outer_slots)
+            file, line, col = self.file, n.line, n.col
+
+            def make_m(f: list) -> Any:
+                try:
+                    meter.charge(size)
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+                cells = []
+                for s in outer_slots:
+                    c = f[s]
+                    if type(c) is not Cell:
+                        c = Cell(c)
+                    c.shared = True
+                    cells.append(c)
+                return FnPtr(name, (), Closure(sf, tuple(cells)))
+            return E(make_m, fresh=True)
 
         if not outer_slots:
             def make(f: list) -> Any:
@@ -177,6 +196,7 @@ class CallsMixin:
         place = self.place_or_value(n.args[0]) if args and n.args[0].k == "var" else None
         get0, set0 = place if place is not None and place[1] is not None else (None, None)
         rest = args[1:]
+        call_native = rt.call_native  # (the metered one when the engine has a memory budget)
 
         def call_dyn(f: list) -> Any:
             try:
@@ -287,6 +307,7 @@ class CallsMixin:
         safe = n.safe
         nargs = len(args)
         cache: list[Any] = [None, None, None]  # (version, main lib, native) when no script fn
+        call_native = rt.call_native
 
         def method(f: list) -> Any:
             recv = getter(f)

@@ -39,6 +39,8 @@ from .errors import (
 )
 from .fastops import binary as fast_binary
 from .fastops import compound_to_slot
+from .memory import ELEM as MEM_ELEM
+from .memory import ENTRY, LIST, MAP, STR
 from .opcount import Weigher
 from .runtime import (
     UNBOUND,
@@ -48,6 +50,7 @@ from .runtime import (
     ScriptFn,
 )
 from .values import (
+    Char,
     FnPtr,
     RhaiRange,
     Unit,
@@ -227,7 +230,20 @@ class Compiler(FlowMixin, CallsMixin):
                 f[s] = Cell(init(f))
                 return Unit
             return let_boxed
-        if rt.limits.max_string_size or rt.limits.max_array_size or rt.limits.max_map_size:
+        sized = rt.limits.max_string_size or rt.limits.max_array_size or rt.limits.max_map_size
+        if rt.meter is not None:  # a memory-budget error names the statement's position
+            chk_m = rt.check_size if sized else None
+            file, line, col = self.file, st.line, st.col
+
+            def let_m(f: list) -> Any:
+                try:
+                    v = init(f)
+                    f[s] = v if chk_m is None else chk_m(v)
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+                return Unit
+            return let_m
+        if sized:
             chk = rt.check_size
 
             def let_checked(f: list) -> Any:
@@ -316,6 +332,14 @@ class Compiler(FlowMixin, CallsMixin):
         file, line, col = self.file, st.line, st.col
         if op == "=":
             val = self.value(st.value)
+            if self.rt.meter is not None:  # a memory-budget error names the position
+                def set_slot_m(f: list) -> Any:
+                    try:
+                        f[s] = val(f)
+                    except RhaiRuntimeError as e:
+                        raise e.locate(file, line, col) from None
+                    return Unit
+                return set_slot_m
 
             def set_slot(f: list) -> Any:
                 f[s] = val(f)
@@ -325,10 +349,10 @@ class Compiler(FlowMixin, CallsMixin):
             return None
         rhs = self.expr(st.value)
         if op != "+=":
-            return compound_to_slot(op[:-1], s, rhs.operand(), ops.BINARY[op[:-1]],
+            return compound_to_slot(op[:-1], s, rhs.operand(), self.rt.binary[op[:-1]],
                                     file, line, col)
         if rhs.shape == "const" and type(rhs.val) in (int, float):
-            return compound_to_slot("+", s, rhs.operand(), ops.add_assign, file, line, col)
+            return compound_to_slot("+", s, rhs.operand(), self.rt.add_assign, file, line, col)
         return None
 
     def _assign_place(self, st: Node, setter: Callable[[list, Any], None]) -> Fn:
@@ -370,7 +394,7 @@ class Compiler(FlowMixin, CallsMixin):
     def _assign_op(self, st: Node, getter: Fn, setter: Callable[[list, Any], None]) -> Fn:
         val = self.value(st.value)
         op = st.op
-        opfn = ops.add_assign if op == "+=" else ops.BINARY[op[:-1]]
+        opfn = self.rt.add_assign if op == "+=" else self.rt.binary[op[:-1]]
         chk = self.rt.check_size
         file, line, col = self.file, st.line, st.col
 
@@ -460,6 +484,24 @@ class Compiler(FlowMixin, CallsMixin):
             return get_prop(og(f), name)
 
         chk = self.rt.check_map if self.rt.limits.max_map_size else None
+        meter = self.rt.meter
+        if meter is not None:
+            entry = ENTRY + len(name)
+
+            def pset_m(f: list, val: Any) -> None:
+                o = og(f)
+                if type(o) is dict:
+                    if name not in o:
+                        meter.charge(entry)
+                    o[name] = val
+                    if chk is not None:
+                        chk(o)
+                    return
+                try:
+                    set_prop(o, name, val)
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return pget, pset_m
 
         def pset(f: list, val: Any) -> None:
             o = og(f)
@@ -483,6 +525,25 @@ class Compiler(FlowMixin, CallsMixin):
 
         def iget(f: list) -> Any:
             return get_index(og(f), idx(f))
+
+        meter = rt.meter
+        if meter is not None:
+            def iset_m(f: list, val: Any) -> None:
+                o = og(f)
+                i = idx(f)
+                if type(o) is dict and (type(i) is str or type(i) is Char) and str(i) not in o:
+                    meter.charge(ENTRY + len(i))
+                n = set_index(o, i, val)
+                if n is not o:
+                    if type(n) is str:  # a string with one character replaced: a new one
+                        meter.note(n, STR + len(n))
+                    if os_ is None:
+                        raise RhaiRuntimeError("Cannot assign into a temporary value", file,
+                                               line, col)
+                    os_(f, n)
+                elif type(n) is dict and lim_map:
+                    rt.check_map(n)
+            return iget, iset_m
 
         def iset(f: list, val: Any) -> None:
             o = og(f)
@@ -576,6 +637,22 @@ class Compiler(FlowMixin, CallsMixin):
                 self.ctx.scopes.pop()
         chk = self.rt.check_string
         file, line, col = self.file, n.line, n.col
+        meter = self.rt.meter
+        if meter is not None:
+            def istr_m(f: list) -> Any:
+                out = []
+                for p in parts:
+                    if type(p) is str:
+                        out.append(p)
+                    else:
+                        out.append(to_display(p(f)))
+                try:
+                    r = chk("".join(out))
+                    meter.note(r, STR + len(r))
+                    return r
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(istr_m, fresh=True)
 
         def istr(f: list) -> Any:
             out = []
@@ -671,6 +748,22 @@ class Compiler(FlowMixin, CallsMixin):
     def x_array(self, n: Node) -> E:
         items = [self.value(i) for i in n.items]
         chk = self.rt.check_array
+        meter = self.rt.meter
+        if meter is not None:
+            size = LIST + MEM_ELEM * len(items)
+            chk_m = chk if self.rt.limits.max_array_size else None
+            file, line, col = self.file, n.line, n.col
+
+            def array_m(f: list) -> Any:
+                try:
+                    meter.charge(size)
+                    a = []  # a local (not a comprehension): the measure sees it being built
+                    for i in items:
+                        a.append(i(f))
+                    return a if chk_m is None else chk_m(a)
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(array_m, fresh=True)
         if self.rt.limits.max_array_size:
             return E(lambda f: chk([i(f) for i in items]), fresh=True)
         return E(lambda f: [i(f) for i in items], fresh=True)
@@ -678,6 +771,22 @@ class Compiler(FlowMixin, CallsMixin):
     def x_map(self, n: Node) -> E:
         pairs = [(k, self.value(v)) for k, v in n.pairs]
         chk = self.rt.check_map
+        meter = self.rt.meter
+        if meter is not None:
+            size = MAP + sum(ENTRY + len(k) for k, _ in pairs)
+            chk_m = chk if self.rt.limits.max_map_size else None
+            file, line, col = self.file, n.line, n.col
+
+            def map_m(f: list) -> Any:
+                try:
+                    meter.charge(size)
+                    d = {}  # a local: the measure sees it being built
+                    for k, v in pairs:
+                        d[k] = v(f)
+                    return d if chk_m is None else chk_m(d)
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+            return E(map_m, fresh=True)
         if self.rt.limits.max_map_size:
             return E(lambda f: chk({k: v(f) for k, v in pairs}), fresh=True)
         return E(lambda f: {k: v(f) for k, v in pairs}, fresh=True)
@@ -706,7 +815,7 @@ class Compiler(FlowMixin, CallsMixin):
     def x_binary(self, n: Node) -> E:
         a = self.expr(n.l)
         b = self.expr(n.r)
-        fn = fast_binary(n.op, a.operand(), b.operand(), self.file, n.line, n.col)
+        fn = fast_binary(n.op, a.operand(), b.operand(), self.file, n.line, n.col, self.rt.binary)
         if n.op == "+" and self.rt.limits.max_string_size:
             chk = self.rt.check_size
             file, line, col = self.file, n.line, n.col

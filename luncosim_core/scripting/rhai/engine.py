@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import traceback
 import typing
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,18 +28,26 @@ from .errors import (
     RhaiLimitError,
     RhaiRuntimeError,
     RhaiSyntaxError,
+    out_of_memory_error,
 )
+from .memory import MemoryMeter
 from .parser import parse
 from .runtime import UNBOUND, Cell, LimitValues, Module, Runtime, ScriptFn, pick_untyped
 from .std_core import REGISTRY
-from .values import Char, FnPtr, RhaiRange, Timestamp, Unit
+from .values import ACTIVE, Char, FnPtr, RhaiRange, Timestamp, Unit
 
 
 @dataclass(frozen=True)
 class Limits:
     """Host-set limits; 0 means unlimited. Operations are counted as Rhai counts them (one
     per statement and expression, tallied per loop iteration and per call), so an endless loop
-    or recursion is always stopped. ``max_call_depth`` is Rhai's ``max_call_levels``."""
+    or recursion is always stopped. ``max_call_depth`` is Rhai's ``max_call_levels``.
+
+    ``max_memory_bytes`` bounds all the engine's live values together (strings, arrays, maps,
+    blobs and closures its scripts hold, in its scopes, constants and modules and in the call
+    running), approximately: see :mod:`.memory`. Past it the allocation fails with the
+    runtime error ``memory budget exceeded: N MB of M MB``. Scenario runtimes use 256 MB
+    (``luncosim_core.scripting.runtime.DEFAULT_LIMITS``)."""
 
     max_operations: int = 0
     max_call_depth: int = 64
@@ -45,6 +55,7 @@ class Limits:
     max_string_size: int = 0
     max_array_size: int = 0
     max_map_size: int = 0
+    max_memory_bytes: int = 0
 
 
 class Scope:
@@ -173,6 +184,15 @@ class Engine:
         self.rt.on_debug = self.printed.append
         self.rt.import_module = self._import
         self._entries: dict[str, dict[int | str, dict[str, Any]]] = {}
+        # what the memory budget counts between calls: the scopes hosts run scripts with
+        # (and the `this` they pass with them) while they live, the libraries that ran
+        self._held: weakref.WeakKeyDictionary[Scope, Any] = weakref.WeakKeyDictionary()
+        self._libs: weakref.WeakSet[CompiledLib] = weakref.WeakSet()
+        if self.limits.max_memory_bytes:
+            entries = frozenset(m.__code__ for m in (Engine._exec_top, Engine.call_fn,
+                                                    Engine.call_fn_ptr))
+            self.rt.set_meter(MemoryMeter(self.limits.max_memory_bytes, self, entries,
+                                          self._memory_roots))
         for name, fn, ctx in REGISTRY:
             self._add_native(name, functools.partial(fn, self.rt) if ctx else fn, fn,
                              skip_first=ctx)
@@ -285,13 +305,20 @@ class Engine:
             lib = Compiler(self.rt, script, file).compile()
         except RecursionError:
             raise RhaiSyntaxError("Expression exceeds maximum complexity", file, 1, 1) from None
+        except MemoryError:
+            raise RhaiSyntaxError("Script too large to compile: out of memory", file, 1, 1) \
+                from None
         return AST(lib, source, file, self)
 
     def run(self, ast: AST | str, scope: Scope | None = None) -> Any:
         """Run the top level; top-level variables are written back into ``scope``."""
         if isinstance(ast, str):
             ast = self.compile(ast)
-        return self._exec_top(ast.lib, scope if scope is not None else Scope())[0]
+        if scope is None:
+            scope = Scope()
+        elif self.rt.meter is not None:
+            self._held.setdefault(scope, None)
+        return self._exec_top(ast.lib, scope)[0]
 
     def eval(self, source: str, scope: Scope | None = None, file: str = "") -> Any:
         """Compile and run ``source``; returns the value of its last statement."""
@@ -315,16 +342,25 @@ class Engine:
                                    f"parameter{'s' if len(args) != 1 else ''}", ast.file)
         sf = pick_untyped(fns) or fns[0]
         rt = self.rt
-        saved = self._enter(ast.lib, scope if scope is not None else Scope())
+        if scope is None:
+            scope = Scope()
+        elif rt.meter is not None:
+            self._held[scope] = this
+        saved = self._enter(ast.lib, scope)
         this_in = UNBOUND if this is None else this
         rt.entry_depth = rt.depth + 1
+        oom = None
         try:
             res, new_this = rt.invoke(sf, list(args), this_in)
             rt.check_ops(ast.file)
         except RecursionError:
             raise RhaiLimitError(f"Stack overflow in function '{name}'", ast.file) from None
+        except MemoryError as e:
+            oom = self._out_of_memory(e, ast.file)
         finally:
             self._leave(saved)
+        if oom is not None:
+            raise oom
         if type(this) is dict and new_this is not this and type(new_this) is dict:
             this.clear()
             this.update(new_this)
@@ -336,16 +372,24 @@ class Engine:
         looked up in ``ast`` and the global modules); ``this`` is written back as in
         :meth:`call_fn`."""
         rt = self.rt
-        saved = self._enter(ast.lib if ast is not None else rt.main_lib,
-                            scope if scope is not None else Scope())
+        if scope is None:
+            scope = Scope()
+        elif rt.meter is not None:
+            self._held[scope] = this
+        saved = self._enter(ast.lib if ast is not None else rt.main_lib, scope)
+        oom = None
         try:
             res, new_this = rt.call_fnptr_this(fp, list(args),
                                                UNBOUND if this is None else this)
             rt.check_ops()
         except RecursionError:
             raise RhaiLimitError(f"Stack overflow in function '{fp.name}'") from None
+        except MemoryError as e:
+            oom = self._out_of_memory(e, ast.file if ast is not None else "")
         finally:
             self._leave(saved)
+        if oom is not None:
+            raise oom
         if type(this) is dict and new_this is not this and type(new_this) is dict:
             this.clear()
             this.update(new_this)
@@ -354,17 +398,66 @@ class Engine:
     # ── internals ──────────────────────────────────────────────────────────────────────
     def _enter(self, lib: CompiledLib, scope: Scope) -> tuple[Any, ...]:
         rt = self.rt
-        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth)
+        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth,
+                 ACTIVE.meter)
         rt.ops = 0
         rt.entry_depth = -1
         rt.scope = scope.vars
         rt.scope_consts = scope.consts
         rt.main_lib = lib
+        m = rt.meter
+        ACTIVE.meter = m
+        if m is not None:
+            m.nesting += 1
         return saved
 
     def _leave(self, saved: tuple[Any, ...]) -> None:
         rt = self.rt
-        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth = saved
+        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth, \
+            ACTIVE.meter = saved
+        m = rt.meter
+        if m is not None:
+            m.nesting -= 1
+            if not m.nesting and m.large:
+                m.prune()  # let go of the big values the call made and dropped
+
+    def _memory_roots(self) -> list[Any]:
+        """What the engine holds between calls, for the memory budget's measure."""
+        rt = self.rt
+        roots: list[Any] = [rt.scope, self.printed, *self._modules.values()]
+        if rt.main_lib is not None:
+            roots.append(rt.main_lib.globals)
+        roots += [lib.globals for lib in list(self._libs)]
+        for scope, this in list(self._held.items()):
+            roots.append(scope.vars)
+            roots.append(this)
+        return roots
+
+    def _out_of_memory(self, e: MemoryError, file: str) -> RhaiLimitError:
+        """A Python ``MemoryError`` as the memory-budget error, at the innermost script
+        position in its traceback; the traceback's frames are cleared so their values go."""
+        m = self.rt.meter
+        err = out_of_memory_error(m.budget if m is not None else 0)
+        where = None
+        tb = e.__traceback__
+        try:
+            while tb is not None:  # compiled nodes keep their position in file/line/col
+                loc = tb.tb_frame.f_locals
+                line, col, fl = loc.get("line"), loc.get("col"), loc.get("file")
+                if type(line) is int and type(col) is int and type(fl) is str and line > 0:
+                    where = (fl, line, col)
+                tb = tb.tb_next
+        except MemoryError:  # still none to spare: the innermost position found so far
+            pass
+        traceback.clear_frames(e.__traceback__)
+        e.__traceback__ = tb = None
+        if where is not None:
+            err.locate(*where)
+        elif file:
+            err.file = file
+        if m is not None:
+            m.est = m.trigger + 1  # measure again at the next allocation
+        return err
 
     def _exec_top(self, lib: CompiledLib, scope: Scope) -> tuple[Any, list]:
         top = lib.top
@@ -372,6 +465,9 @@ class Engine:
         f: list[Any] = [None] * top.nslots
         f[0] = UNBOUND
         saved = self._enter(lib, scope)
+        if self.rt.meter is not None:
+            self._libs.add(lib)
+        oom = None
         try:
             try:
                 r = top.body(f)
@@ -382,6 +478,9 @@ class Engine:
             except RecursionError:
                 raise RhaiLimitError("Stack overflow: script nests too deeply", lib.file) \
                     from None
+            except MemoryError as e:
+                oom = self._out_of_memory(e, lib.file)
+                r = Unit
             self.rt.check_ops(lib.file)
         finally:
             self._leave(saved)
@@ -392,6 +491,8 @@ class Engine:
                 scope.vars[name] = v.v if boxed and type(v) is Cell else v
                 if name in lib.const_names:
                     scope.consts.add(name)
+        if oom is not None:
+            raise oom
         return (Unit if r is None else r), f
 
     def _resolve(self, path: str, file: str, line: int, col: int) -> Path:

@@ -81,6 +81,30 @@ class RhaiLimitError(RhaiRuntimeError):
     kind = "limit"
 
 
+MB = 1 << 20
+
+
+def mb(n: int) -> str:
+    """``n`` bytes in MB (2^20 bytes) as the memory-budget messages write them."""
+    x = n / MB
+    return f"{x:.0f}" if x >= 10 or x == int(x) else f"{x:.1f}"
+
+
+def budget_error(live: int, budget: int) -> RhaiLimitError:
+    """The live values (``live`` bytes) are over the engine's memory budget."""
+    return RhaiLimitError(f"memory budget exceeded: {mb(live)} MB of {mb(budget)} MB")
+
+
+def out_of_memory_error(budget: int) -> RhaiLimitError:
+    """What a Python ``MemoryError`` during evaluation becomes (``budget``: the engine's, 0 for
+    none)."""
+    if budget:
+        return RhaiLimitError("memory budget exceeded: the process ran out of memory before "
+                              f"the budget of {mb(budget)} MB was reached")
+    return RhaiLimitError("memory budget exceeded: the process ran out of memory (the engine "
+                          "has no memory budget)")
+
+
 class FnNotFound(Exception):
     """Raised by a native function when no overload accepts the argument types."""
 

@@ -104,9 +104,11 @@ def factory(T, B, slow, file, line, col):
 
 
 def binary(op: str, a: tuple[str, Any], b: tuple[str, Any], file: str, line: int,
-           col: int) -> Callable[[list], Any]:
-    """A closure computing ``a op b``; operands are ``(shape, value)`` pairs."""
-    slow = ops.BINARY[op]
+           col: int, table: dict[str, Callable[[Any, Any], Any]] | None = None
+           ) -> Callable[[list], Any]:
+    """A closure computing ``a op b``; operands are ``(shape, value)`` pairs; ``table`` holds
+    the general operators (default :data:`.ops.BINARY`)."""
+    slow = (table or ops.BINARY)[op]
     return _factory("bin", op, a[0], b[0])(a[1], b[1], slow, file, line, col)
 
 

@@ -20,8 +20,9 @@ _ARITH = ("+", "-", "*")
 
 
 class _Gen:
-    def __init__(self, lookup: Callable[[str], Any]) -> None:
+    def __init__(self, lookup: Callable[[str], Any], rt: Any) -> None:
         self.lookup = lookup
+        self.rt = rt  # its operators: metered ones when the engine has a memory budget
         self.ns: dict[str, Any] = {"Unit": Unit, "RhaiRuntimeError": RhaiRuntimeError}
         self.k = 0
 
@@ -83,7 +84,7 @@ class _Gen:
             b = self.operand(val)
             if b is None:
                 return None
-            slow = self.slow(ops.add_assign if op == "+" else ops.BINARY[op], st, file)
+            slow = self.slow(self.rt.add_assign if op == "+" else self.rt.binary[op], st, file)
             return self.arith(op, tgt, b, slow, ind) + [f"{ind}{tgt[0]} = r"]
         if st.op == "=":
             b = self.operand(val)
@@ -93,7 +94,7 @@ class _Gen:
                 x, y = self.operand(val.l), self.operand(val.r)
                 if x is None or y is None:
                     return None
-                slow = self.slow(ops.BINARY[val.op], val, file)
+                slow = self.slow(self.rt.binary[val.op], val, file)
                 return self.arith(val.op, x, y, slow, ind) + [f"{ind}{tgt[0]} = r"]
         return None
 
@@ -117,7 +118,7 @@ def try_while(n: Node, lookup: Callable[[str], Any], rt: Any, file: str, w: int,
     counts ``w`` operations, the final (false) condition ``wc``."""
     if rt.limits.max_string_size or rt.limits.max_array_size:
         return None  # the general path checks sizes after every `+=`
-    g = _Gen(lookup)
+    g = _Gen(lookup, rt)
     ind = " " * 16
     cond = g.cond(n.cond, file, ind)
     if cond is None:

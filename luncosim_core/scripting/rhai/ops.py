@@ -376,3 +376,37 @@ BINARY = {
     "&": band, "|": bor, "^": bxor, "==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge,
 }
 UNARY = {"-": neg, "+": pos, "!": not_}
+
+
+def metered(meter: Any) -> tuple[dict[str, Any], Any]:
+    """``BINARY`` and :func:`add_assign` for an engine with a memory budget: ``+`` and ``+=``
+    charge ``meter`` (a :class:`~.memory.MemoryMeter`) for the strings, arrays and blobs they
+    make or grow (copies of containers are charged by ``deep_copy``)."""
+    from .memory import BLOB, ELEM, LIST, STR
+
+    def add_m(a: Any, b: Any) -> Any:
+        r = add(a, b)
+        t = type(r)
+        if t is str:
+            meter.note(r, STR + len(r))
+        elif t is list:
+            meter.note(r, LIST + ELEM * len(r))
+        elif t is bytearray:
+            meter.note(r, BLOB + len(r))
+        return r
+
+    def add_assign_m(a: Any, b: Any) -> Any:
+        ta, tb = type(a), type(b)
+        if ta is list:
+            if tb is not list:
+                meter.charge(ELEM)
+            return add_assign(a, b)
+        if ta is bytearray:
+            if tb is bytearray or tb is bytes:
+                meter.charge(len(b))
+            return add_assign(a, b)
+        if ta is dict and tb is dict:
+            return add_assign(a, b)
+        return add_m(a, b)  # a new value, as `+` makes it
+
+    return {**BINARY, "+": add_m}, add_assign_m

@@ -9,8 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import FnNotFound, ReturnSignal, RhaiLimitError, RhaiRuntimeError
-from .values import FnPtr, Unit, deep_copy, type_of
+from . import ops
+from .errors import (
+    FnNotFound,
+    ReturnSignal,
+    RhaiLimitError,
+    RhaiRuntimeError,
+    out_of_memory_error,
+)
+from .values import ACTIVE, FnPtr, Unit, deep_copy, type_of
 
 NativeFn = Callable[..., Any]
 
@@ -99,6 +106,7 @@ class LimitValues:
     max_string_size: int = 0
     max_array_size: int = 0
     max_map_size: int = 0
+    max_memory_bytes: int = 0
 
 
 class Runtime:
@@ -122,6 +130,18 @@ class Runtime:
         self.on_debug: Callable[[str], None] = print
         self.on_sleep: Callable[[float], None] = time.sleep
         self.import_module: Callable[[str, str, int, int], Module] | None = None
+        #: the engine's :class:`~.memory.MemoryMeter` (None without a memory budget), and
+        #: what compiled code calls for operators and natives (metered ones with a budget)
+        self.meter: Any = None
+        self.binary: dict[str, Callable[[Any, Any], Any]] = ops.BINARY
+        self.add_assign: Callable[[Any, Any], Any] = ops.add_assign
+        self.call_native: Callable[[NativeFn, str, list[Any]], Any] = call_native
+
+    def set_meter(self, meter: Any) -> None:
+        """Give the engine a memory budget (before anything is compiled)."""
+        self.meter = meter
+        self.binary, self.add_assign = ops.metered(meter)
+        self.call_native = call_native_metered
 
     # ── limits ─────────────────────────────────────────────────────────────────────────
     def too_many_ops(self) -> RhaiLimitError:
@@ -251,7 +271,7 @@ class Runtime:
             return self.invoke(sf, args, this)
         nf = self.find_native(name, len(args))
         if nf is not None:
-            r = call_native(nf, name, args)
+            r = self.call_native(nf, name, args)
             return (r.result if type(r) is WriteBack else r), this
         raise RhaiRuntimeError(
             f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
@@ -287,7 +307,7 @@ class Runtime:
                 return self.invoke(sf, args, recv)
         nf = self.find_native(name, nargs + 1)
         if nf is not None:
-            r = call_native(nf, name, [recv, *args])
+            r = self.call_native(nf, name, [recv, *args])
             if type(r) is WriteBack:
                 return r.result, r.new_this
             return r, recv
@@ -307,18 +327,55 @@ def pick_untyped(fns: list[ScriptFn]) -> ScriptFn | None:
 def call_native(nf: NativeFn, name: str, args: list[Any]) -> Any:
     try:
         r = nf(*args)
-    except FnNotFound:
-        raise RhaiRuntimeError(
-            f"Function not found: {name} ({', '.join(type_of(a) for a in args)})") from None
     except (RhaiRuntimeError, ReturnSignal):
         raise
-    except RecursionError:
-        raise RhaiLimitError(f"Stack overflow in function '{name}'") from None
-    except Exception as e:  # a host or library function failed: report it in Rhai's terms
-        raise RhaiRuntimeError(f"Error in function '{name}': {e}") from e
+    except Exception as e:  # noqa: BLE001 - each failure becomes a Rhai error (see below)
+        raise native_error(e, name, args)  # noqa: B904 - native_error sets the cause
     if r is None:
         return Unit
     return r
+
+
+def call_native_metered(nf: NativeFn, name: str, args: list[Any]) -> Any:
+    """:func:`call_native` for an engine with a memory budget: a new string, array, map or
+    blob it returns is charged to the budget."""
+    try:
+        r = nf(*args)
+    except (RhaiRuntimeError, ReturnSignal):
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise native_error(e, name, args)  # noqa: B904
+    if r is None:
+        return Unit
+    if type(r) in _SIZED:
+        m = ACTIVE.meter
+        if m is not None:
+            m.note_result(r)
+    return r
+
+
+_SIZED = frozenset((str, list, dict, bytearray, FnPtr, WriteBack))
+
+
+def native_error(e: Exception, name: str, args: list[Any]) -> RhaiRuntimeError:
+    """A native function's failure in Rhai's terms: no overload for the argument types; a
+    stack overflow or the process out of memory (limit errors); else the host or library
+    error's text."""
+    if isinstance(e, FnNotFound):
+        err: RhaiRuntimeError = RhaiRuntimeError(
+            f"Function not found: {name} ({', '.join(type_of(a) for a in args)})")
+    elif isinstance(e, RecursionError):
+        err = RhaiLimitError(f"Stack overflow in function '{name}'")
+    elif isinstance(e, MemoryError):
+        e.__traceback__ = None  # let the frames that filled the memory go
+        m = ACTIVE.meter
+        err = out_of_memory_error(m.budget if m is not None else 0)
+    else:
+        err = RhaiRuntimeError(f"Error in function '{name}': {e}")
+        err.__cause__ = e
+        return err
+    err.__suppress_context__ = True
+    return err
 
 
 def copy_value(v: Any) -> Any:

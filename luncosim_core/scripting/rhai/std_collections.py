@@ -13,12 +13,23 @@ from typing import Any
 
 from .access import getter
 from .errors import FnNotFound, RhaiLimitError, RhaiRuntimeError
+from .memory import BLOB, CHAR, ELEM, ENTRY
 from .ops import eq
 from .runtime import WriteBack
 from .std_core import _fn as _fn_ptr
 from .std_core import native
 from .std_core import valid_fn_name as _valid_fn_name
-from .values import Char, FnPtr, RhaiRange, Unit, deep_copy, rhai_equals, to_display, type_of
+from .values import (
+    ACTIVE,
+    Char,
+    FnPtr,
+    RhaiRange,
+    Unit,
+    deep_copy,
+    rhai_equals,
+    to_display,
+    type_of,
+)
 
 _STRS = (str, Char)
 
@@ -82,6 +93,13 @@ def _by_name(fp: Any) -> Any:
     if type(fp) is str:
         return _fn_ptr(fp)
     return fp
+
+
+def _charge(n: int) -> None:
+    """``n`` bytes are about to be allocated: charge the running engine's memory budget."""
+    m = ACTIVE.meter
+    if m is not None:
+        m.charge(n)
 
 
 def _truthy(v: Any, what: str) -> bool:
@@ -194,7 +212,10 @@ def _set(c: Any, i: Any, v: Any) -> Any:
             c[j] = deep_copy(v)
         return Unit
     if type(c) is dict:
-        c[_text(i)] = deep_copy(v)
+        k = _text(i)
+        if k not in c:
+            _charge(ENTRY + len(k))
+        c[k] = deep_copy(v)
         return Unit
     if type(c) is bytearray:  # as Rhai's blob `set`: past the end nothing, before the start byte 0
         j, _ = _span(len(c), _int(i), None)
@@ -242,12 +263,14 @@ def _truncate(c: Any, n: Any) -> Any:
 def _split(c: Any, sep: Any = None, segments: Any = None) -> Any:
     if type(c) is str:
         if sep is None:
+            _charge(len(c) + CHAR * (len(c) // 2 + 1))  # at most a word every two characters
             return c.split()
         if type(sep) is int and segments is None:
             s, _ = _span(len(c), sep, None)
             return [c[:s], c[s:]]
         text = _text(sep)
         if segments is None:
+            _charge(len(c) + CHAR * ((c.count(text) if text else len(c)) + 2))
             return c.split(text) if text else [""] + list(c) + [""]
         n = _int(segments)
         if n < 1:
@@ -265,16 +288,21 @@ def _split(c: Any, sep: Any = None, segments: Any = None) -> Any:
 def _pad(rt: Any, c: Any, n: Any, v: Any) -> Any:
     n = _int(n)
     lim = rt.limits
+    m = rt.meter
     if type(c) is list:
         if lim.max_array_size and n > lim.max_array_size:
             raise RhaiLimitError(f"Size of array too large: {n} > {lim.max_array_size}")
         if len(c) < n:
+            if m is not None:  # containers as the fill value are charged as they are copied
+                m.charge(ELEM * (n - len(c)))
             c.extend(deep_copy(v) for _ in range(n - len(c)))
         return Unit
     if type(c) is bytearray:
         if lim.max_array_size and n > lim.max_array_size:
             raise RhaiLimitError(f"Size of blob too large: {n} > {lim.max_array_size}")
         if len(c) < n:
+            if m is not None:
+                m.charge(n - len(c))
             c.extend([_int(v) & 0xFF] * (n - len(c)))
         return Unit
     if type(c) is str:
@@ -283,6 +311,8 @@ def _pad(rt: Any, c: Any, n: Any, v: Any) -> Any:
         fill = _text(v)
         if len(c) >= n or not fill:
             return WriteBack(c)
+        if m is not None and n >= m.large_at:  # a huge text is refused before it is made
+            m.charge(n)  # (a small one is charged when it comes back)
         reps = (n - len(c)) // len(fill) + 1
         return WriteBack((c + fill * reps)[:n])
     raise FnNotFound
@@ -434,7 +464,8 @@ def _replace(s: Any, find: Any, sub: Any) -> Any:
 @native("chars")
 @getter("chars", str)
 def _chars(s: Any) -> list:
-    return [Char(c) for c in _str(s)]
+    _charge(CHAR * len(_str(s)))
+    return [Char(c) for c in s]
 
 
 @native("bytes")
@@ -445,7 +476,8 @@ def _bytes(s: Any) -> int:
 
 @native("to_blob")
 def _to_blob(s: Any) -> bytearray:
-    return bytearray(_str(s).encode("utf-8"))
+    _charge(4 * len(_str(s)))  # its UTF-8 bytes, on their way
+    return bytearray(s.encode("utf-8"))
 
 
 @native("is_digit")
@@ -479,6 +511,12 @@ def _arr(x: Any) -> list:
 @native("push", ctx=True)
 def _push(rt: Any, c: Any, v: Any) -> Any:
     if type(c) is list:
+        m = rt.meter
+        if m is not None:  # one element more (a container is charged as it is copied)
+            e = m.est + ELEM
+            m.est = e
+            if e > m.trigger:
+                m.over(ELEM)
         c.append(deep_copy(v))
         rt.check_array(c)
         return Unit
@@ -490,17 +528,24 @@ def _push(rt: Any, c: Any, v: Any) -> Any:
 
 @native("append", ctx=True)
 def _append(rt: Any, c: Any, v: Any) -> Any:
+    m = rt.meter
     if type(c) is list:
         if type(v) is list:
-            c.extend(deep_copy(v))
+            c.extend(deep_copy(v))  # the copy is charged to the memory budget
         else:
+            if m is not None:
+                m.charge(ELEM)
             c.append(deep_copy(v))
         rt.check_array(c)
         return Unit
     if type(c) is bytearray:
         if type(v) in (bytearray, bytes):
+            if m is not None:
+                m.charge(len(v))
             c.extend(v)
         elif type(v) in _STRS:  # a string's or char's UTF-8 bytes
+            if m is not None:
+                m.charge(4 * len(v))
             c.extend(str(v).encode("utf-8"))
         else:
             c.append(_int(v) & 0xFF)
@@ -533,6 +578,8 @@ def _insert(rt: Any, c: Any, i: Any, v: Any) -> Any:
     i = _int(i)
     if type(c) is list:
         j = max(0, len(c) + i) if i < 0 else min(i, len(c))
+        if rt.meter is not None:
+            rt.meter.charge(ELEM)
         c.insert(j, deep_copy(v))
         rt.check_array(c)
         return Unit
@@ -604,7 +651,10 @@ def _splice_blob(c: bytearray, start: Any, length: Any, repl: Any) -> Any:
 @native("map", ctx=True)
 def _map(rt: Any, c: Any, fp: Any) -> list:
     fp = _by_name(fp)
-    return [_call(rt, fp, deep_copy(x), i) for i, x in enumerate(_arr(c))]
+    out = []  # a local (not a comprehension): the memory budget's measure sees it grow
+    for i, x in enumerate(_arr(c)):
+        out.append(_call(rt, fp, deep_copy(x), i))
+    return out
 
 
 @native("filter", ctx=True)
@@ -613,8 +663,11 @@ def _filter(rt: Any, c: Any, fp: Any) -> Any:
         fp = _by_name(fp)
     if type(c) is dict:
         return {k: deep_copy(v) for k, v in c.items() if _truthy(_call(rt, fp, k, v), "filter")}
-    return [deep_copy(x) for i, x in enumerate(_arr(c))
-            if _truthy(_call(rt, fp, deep_copy(x), i), "filter")]
+    out = []  # a local: the memory budget's measure sees it grow
+    for i, x in enumerate(_arr(c)):
+        if _truthy(_call(rt, fp, deep_copy(x), i), "filter"):
+            out.append(deep_copy(x))
+    return out
 
 
 @native("reduce", ctx=True)
@@ -729,8 +782,10 @@ def _sort(rt: Any, c: Any, fp: Any = None) -> Any:
 
 @native("zip", ctx=True)
 def _zip(rt: Any, a: Any, b: Any, fp: Any) -> list:
-    return [_call(rt, fp, deep_copy(x), deep_copy(y), i, base=2)
-            for i, (x, y) in enumerate(zip(_arr(a), _arr(b), strict=False))]
+    out = []  # a local: the memory budget's measure sees it grow
+    for i, (x, y) in enumerate(zip(_arr(a), _arr(b), strict=False)):
+        out.append(_call(rt, fp, deep_copy(x), deep_copy(y), i, base=2))
+    return out
 
 
 # ── maps ───────────────────────────────────────────────────────────────────────────────
@@ -753,7 +808,7 @@ def _values(m: Any) -> list:
 
 @native("mixin")
 def _mixin(m: Any, other: Any) -> Any:
-    _map_(m).update(deep_copy(_map_(other)))
+    _map_(m).update(deep_copy(_map_(other)))  # the copy is charged to the memory budget
     return Unit
 
 
@@ -761,7 +816,8 @@ def _mixin(m: Any, other: Any) -> Any:
 def _fill_with(m: Any, other: Any) -> Any:
     """Add the properties of ``other`` that ``m`` does not have yet."""
     d = _map_(m)
-    for k, v in _map_(other).items():
+    _charge(ENTRY * len(_map_(other)))
+    for k, v in other.items():
         if k not in d:
             d[k] = deep_copy(v)
     return Unit
@@ -797,6 +853,8 @@ def _blob(rt: Any, n: Any = 0, v: Any = 0) -> bytearray:
     n = max(0, _int(n))
     if rt.limits.max_array_size and n > rt.limits.max_array_size:
         raise RhaiLimitError(f"Size of blob too large: {n} > {rt.limits.max_array_size}")
+    if rt.meter is not None:
+        rt.meter.charge(BLOB + n)
     return bytearray([_int(v) & 0xFF]) * n
 
 
@@ -804,6 +862,7 @@ def _blob(rt: Any, n: Any = 0, v: Any = 0) -> bytearray:
 def _to_array(b: Any) -> list:
     if type(b) is not bytearray:
         raise FnNotFound
+    _charge(ELEM * len(b))
     return list(b)
 
 

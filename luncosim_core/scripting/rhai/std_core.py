@@ -465,13 +465,17 @@ class StepRange:
         x, end, step = self.start, self.end, self.step
         if type(x) is int and type(end) is int and type(step) is int:
             return range(x, end, step)
-        out = []
+        return self._floats()
+
+    def _floats(self) -> Any:
+        """Lazily: ``range(0.0, 1e12, 1e-6)`` is not made as a list first (the loop's
+        operation limit ends it)."""
+        x, end, step = self.start, self.end, self.step
         i = 0
         while (step > 0 and x < end) or (step < 0 and x > end):
-            out.append(x)
+            yield x
             i += 1
             x = self.start + step * i
-        return out
 
     def __repr__(self) -> str:
         return f"range({self.start}, {self.end}, {self.step})"

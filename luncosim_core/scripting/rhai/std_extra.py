@@ -14,10 +14,11 @@ from typing import Any
 
 from .access import bit_mask, get_bits, getter, set_bits
 from .errors import FnNotFound, RhaiRuntimeError
+from .memory import CHAR, value_bytes
 from .runtime import WriteBack
-from .std_collections import _range_span, _span
+from .std_collections import _charge, _range_span, _span
 from .std_core import native
-from .values import Char, RhaiRange, Unit, deep_copy
+from .values import ACTIVE, Char, RhaiRange, Unit, deep_copy
 
 
 def _int(x: Any) -> int:
@@ -76,6 +77,7 @@ def _split_rev(s: Any, delim: Any, segments: Any = None) -> list:
         return [s]
     if not s or (d and d not in s):
         return [s]
+    _charge(len(s) + CHAR * ((s.count(d) if d else len(s)) + 2))
     if not d:
         parts = ["", *s, ""]
     else:
@@ -92,6 +94,7 @@ def _chars_from(s: Any, start: Any, length: Any = None) -> list:
         a, b = _range_span(len(s), start)
     else:
         a, b = _span(len(s), _int(start), None if length is None else _int(length))
+    _charge(CHAR * (b - a))
     return [Char(c) for c in s[a:b]]
 
 
@@ -230,6 +233,7 @@ def _pop_string(s: Any, n: Any = None) -> Any:
 def _to_chars(s: Any) -> list:
     if type(s) is not str:
         raise FnNotFound
+    _charge(CHAR * len(s))
     return [Char(c) for c in s]
 
 
@@ -237,6 +241,7 @@ def _to_chars(s: Any) -> list:
 def _split_whitespace(s: Any) -> list:
     if type(s) is not str:
         raise FnNotFound
+    _charge(len(s) + CHAR * (len(s) // 2 + 1))  # at most a word every two characters
     return s.split()
 
 
@@ -290,7 +295,11 @@ def _parse_json(s: Any) -> Any:
     except json.JSONDecodeError as e:
         raise RhaiRuntimeError(f"Invalid JSON: {e.msg} at line {e.lineno} column {e.colno}") \
             from None
-    return _from_json(raw)
+    out = _from_json(raw)
+    m = ACTIVE.meter
+    if m is not None and type(out) in (list, dict):  # a tree of any size: measured as a whole
+        m.note(out, value_bytes([out], set()))
+    return out
 
 
 def _from_json(v: Any) -> Any:

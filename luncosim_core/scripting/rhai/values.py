@@ -8,11 +8,23 @@ array -> list, object map -> dict, ``()`` -> the :data:`Unit` singleton, functio
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
 I64_MIN = -(2**63)
 I64_MAX = 2**63 - 1
+
+
+class _Active(threading.local):
+    """Per thread: the memory meter of the engine evaluating on it (``None``: no engine, or
+    one without a memory budget). Set by the engine on entry; read where values are made by
+    code that has no runtime at hand (:func:`deep_copy`, the operators, some natives)."""
+
+    meter: Any = None
+
+
+ACTIVE = _Active()
 
 
 class _UnitType:
@@ -354,13 +366,33 @@ _DEBUG: dict[type, Any] = {
 
 
 def deep_copy(v: Any) -> Any:
-    """Value-semantics copy: arrays, maps and blobs are copied all the way down."""
+    """Value-semantics copy: arrays, maps and blobs are copied all the way down (each copy
+    charged to the running engine's memory budget, if it has one, before it is made)."""
     t = type(v)
     if t is list:
-        return [deep_copy(x) if type(x) in _CONTAINERS else x for x in v]
+        m = ACTIVE.meter
+        if m is None:
+            return [deep_copy(x) if type(x) in _CONTAINERS else x for x in v]
+        n = 56 + 40 * len(v)  # memory.LIST + memory.ELEM per element
+        m.charge(n)
+        out = [deep_copy(x) if type(x) in _CONTAINERS else x for x in v]
+        if n >= m.large_at:
+            m.keep(out, n)
+        return out
     if t is dict:
-        return {k: (deep_copy(x) if type(x) in _CONTAINERS else x) for k, x in v.items()}
+        m = ACTIVE.meter
+        if m is None:
+            return {k: (deep_copy(x) if type(x) in _CONTAINERS else x) for k, x in v.items()}
+        n = 64 + 100 * len(v)  # memory.MAP + memory.ENTRY per entry
+        m.charge(n)
+        d = {k: (deep_copy(x) if type(x) in _CONTAINERS else x) for k, x in v.items()}
+        if n >= m.large_at:
+            m.keep(d, n)
+        return d
     if t is bytearray:
+        m = ACTIVE.meter
+        if m is not None:
+            m.charge(57 + len(v))  # memory.BLOB
         return bytearray(v)
     return v
 
