@@ -1,10 +1,12 @@
 """Trigger zones: a collider authoring ``lunco:triggerZone = "<name>"`` never collides; once per
 tick every free body or jointed tree (a vehicle: its root body names it, any of its links'
 colliders counts) whose colliders start (stop) overlapping it produces an ``enter:<name>``
-(``exit:<name>``) event whose value is the entrant body and whose source is the zone's model
-(its nearest ancestor-or-self with a model ``kind``, e.g. a waypoint marker), as LunCoSim's
-sensor zones report collision starts to scenarios. A body with no collider at all enters when
-its centre of mass does.
+(``exit:<name>``) event whose value is the entrant body, as LunCoSim's sensor zones report
+collision starts to scenarios. Each crossing is a :class:`ZoneEvent`: the triple ``(name,
+entrant, model)`` (the zone's model: its nearest ancestor-or-self with a model ``kind``, e.g. a
+waypoint marker, which route bookkeeping keys on) that also carries ``zone``, the trigger prim
+itself, which scenarios hear as the event's source (LunCoSim's zone events come from the sensor
+collider's own entity). A body with no collider at all enters when its centre of mass does.
 
 The zone is a pybullet body in no collision group (it generates no contacts and no ray hits);
 overlap is the broadphase (``getOverlappingObjects`` on the zone's bounding box) confirmed by
@@ -26,7 +28,7 @@ from .shapes import shape_from_prim
 class TriggerZone:
     path: str
     name: str
-    source: str  # the prim reported as the event source
+    source: str  # the zone's model (a waypoint marker: what route bookkeeping keys on)
     shape: Shape  # posed in world (shape.local)
     inside: set[str] = field(default_factory=set)
 
@@ -44,6 +46,20 @@ class TriggerZone:
         if s.vertices is not None and len(s.vertices):
             return bool(np.all(q >= s.vertices.min(axis=0)) and np.all(q <= s.vertices.max(axis=0)))
         return False
+
+
+class ZoneEvent(tuple):
+    """One crossing: the triple ``(name, entrant, model)``, plus ``zone`` (the trigger prim)."""
+
+    zone: str
+
+    def __new__(cls, name: str, entrant: str, model: str, zone: str) -> ZoneEvent:
+        ev = super().__new__(cls, (name, entrant, model))
+        ev.zone = zone
+        return ev
+
+    def __reduce__(self):
+        return (ZoneEvent, (*self, self.zone))
 
 
 def _model_of(prim) -> str:
@@ -91,10 +107,10 @@ class ZoneSensor:
         self.points = {uid: base for uid, base in self.entrant.items()
                        if not any(client.getCollisionShapeData(uid, link) for link in range(-1, client.getNumJoints(uid)))}
 
-    def events(self, com_of) -> list[tuple[str, str, str]]:
-        """(event name, entrant body path, zone source path) for every crossing since the last call;
+    def events(self, com_of) -> list[ZoneEvent]:
+        """(event name, entrant body path, zone model path) and the zone for every crossing since the last call;
         ``com_of(path)`` is a body's centre of mass (world), for the entrants without colliders."""
-        events: list[tuple[str, str, str]] = []
+        events: list[ZoneEvent] = []
         c = self.c
         for z, zuid in zip(self.zones, self.uids, strict=True):
             lo, hi = c.getAABB(zuid)
@@ -102,11 +118,11 @@ class ZoneSensor:
             now = {self.entrant[uid] for uid in sorted(near) if c.getClosestPoints(zuid, uid, 0.0)}
             now |= {p for p in self.points.values() if z.contains(com_of(p))}
             for p in sorted(now - z.inside):
-                events.append((f"enter:{z.name}", p, z.source))
+                events.append(ZoneEvent(f"enter:{z.name}", p, z.source, z.path))
             for p in sorted(z.inside - now):
-                events.append((f"exit:{z.name}", p, z.source))
+                events.append(ZoneEvent(f"exit:{z.name}", p, z.source, z.path))
             z.inside = now
         return events
 
 
-__all__ = ["Pose", "TriggerZone", "ZoneSensor", "read_trigger_zones"]
+__all__ = ["Pose", "TriggerZone", "ZoneEvent", "ZoneSensor", "read_trigger_zones"]

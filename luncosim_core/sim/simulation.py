@@ -691,15 +691,17 @@ class Simulation:
             values[i] = world.read_port(path, name)
 
     def _deliver_zone_events(self, events: list[tuple[str, str, str]]) -> None:
-        """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id)."""
+        """Trigger-zone crossings reach every scenario runtime (value: the entrant's entity id;
+        source: the trigger prim itself, as LunCoSim's sensor collider is the event's source)."""
         if not events:
             return
         arrivals = note_arrivals(self, events)
         runtimes = {id(rt): rt for rt in (getattr(p, "runtime", None) for p in self.participants)
                     if rt is not None and hasattr(rt, "inject")}
         for rt in runtimes.values():
-            for name, entrant, source in events:
-                rt.inject(name, rt.id_of(entrant), source)
+            for ev in events:
+                name, entrant, model = ev
+                rt.inject(name, rt.id_of(entrant), getattr(ev, "zone", model))
             for vessel, index, _marker in arrivals:
                 rt.inject("waypoint.reached", index, vessel)
 

@@ -120,9 +120,37 @@ def test_a_body_falling_through_a_trigger_zone_is_reported_and_not_stopped(make_
     (part,) = scenarios_of(sim)
     sim.run(120)
     rt = part.runtime
-    box, marker = rt.id_of("/World/Box"), rt.id_of("/World/Marker")
-    assert part.this["got"][:1] == [["enter:pad", box, marker]]
+    box, trigger = rt.id_of("/World/Box"), rt.id_of("/World/Marker/Trigger")
+    # the source is the trigger prim itself (LunCoSim's sensor collider), not its marker model
+    assert part.this["got"][:1] == [["enter:pad", box, trigger]]
     assert sim.read("/World/Box", "position_y") == pytest.approx(0.5, abs=0.02)  # fell through onto the ground
+
+
+CLIMB = """
+fn drop(me) { }
+fn on_start(me) {
+    this.task = #{ k: "race", items: [
+        #{ k: "seq", items: [ #{ act: Fn("drop"), event: "enter:pad", src: "/World/Marker" }, #{ act: Fn("by_marker") } ] },
+        #{ k: "seq", items: [ #{ act: Fn("drop"), event: "enter:pad", src: "/World/Marker/Trigger" },
+                              #{ act: Fn("by_trigger") } ] },
+    ] };
+}
+fn by_marker(me) { this.marker_at = elapsed_seconds(); }
+fn by_trigger(me) { this.trigger_at = elapsed_seconds(); }
+"""
+
+
+def test_a_task_leaf_waiting_on_a_zone_event_from_its_marker_never_hears_it(make_scene, sims):
+    """A leaf ``#{ event: "enter:<zone>", src: <path> }`` matches the zone's own trigger prim, as in
+    LunCoSim (the sensor collider is the event source): naming the marker that holds the trigger
+    matches nothing, so such a leaf keeps running (LunCoSim's slopes tutorial climbs on)."""
+    scene = make_scene(GROUND_AND_BOX + ZONE + scenario_prim("Climb", asset="c.rhai"), files={"c.rhai": CLIMB})
+    sim = sims(scene)
+    (part,) = scenarios_of(sim)
+    sim.run(120)
+    assert part.fault is None, part.fault
+    assert part.this["trigger_at"] is not None and part.this["trigger_at"] < 1.0
+    assert "marker_at" not in part.this
 
 
 def test_a_stage_without_a_physics_scene_falls_at_lunar_gravity(make_scene, sims):
