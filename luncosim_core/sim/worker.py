@@ -51,6 +51,7 @@ class SimulationWorker:
         self._stop = threading.Event()
         self.sim: Simulation | None = None  # touched only on the worker thread
         self.latest: WorkbenchSnapshot | None = None
+        self._paused_busy = ""  # the compile a paused snapshot said it waits on ("" when none)
         self.error: Diagnostic | None = None
         self._rtf = 0.0
 
@@ -142,6 +143,8 @@ class SimulationWorker:
                 pass
             if (self._running or self._steps > 0) and self.sim is not None:
                 self._tick()
+            elif self._paused_busy and self.sim is not None and self.sim.compiling() != self._paused_busy:
+                self._publish()  # paused: the compile it waited on finished (or another began)
         self._refuse_inbox()
         if self.sim is not None:
             self.sim.close()  # refuses the commands still queued inside the simulation
@@ -178,6 +181,8 @@ class SimulationWorker:
             timeout = max(0.0, self._next_due - time.perf_counter())
         elif active:
             timeout = 0.0
+        elif self._paused_busy:
+            timeout = 0.05  # paused while a compile runs: look again soon, to say when it is done
         elif self.poll_interval:
             timeout = self.poll_interval
         return self._inbox.get(timeout=timeout) if timeout != 0.0 else self._inbox.get_nowait()
@@ -292,6 +297,7 @@ class SimulationWorker:
         if self.sim is None:
             return
         snap = self.sim.snapshot(running=self._running, real_time_factor=self._rtf)
+        self._paused_busy = "" if self._running else self.sim.compiling()
         self.latest = snap
         self.snapshot_ready.emit(snap)
 
