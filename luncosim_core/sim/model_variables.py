@@ -84,8 +84,8 @@ def _program(sim, prim: str) -> tuple[object | None, str, CommandResult | None]:
                 return None, "", _error("model-variables-not-modelica",
                                         f"{prim} runs a {part.kind} program, not a Modelica model", prim)
             return part, "", None
-        network = getattr(part, "network", None)
-        if network is not None and any(m.path == prim for m in network.members):
+        network = getattr(part, "network", None)  # a component network (an actuator-wrench one has no members)
+        if network is not None and any(m.path == prim for m in getattr(network, "members", ())):
             from luncosim_core.usd.networks import instance_name
 
             return part, instance_name(network.root, prim) + ".", None

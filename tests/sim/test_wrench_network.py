@@ -5,6 +5,7 @@ geometry in their rigid body's frame (LunCoSim's lander RCS allocator)."""
 import pytest
 
 from luncosim_core.modelica.wrench_model import generate_wrench, read_wrench_network
+from luncosim_core.api.commands import ModelVariables
 from luncosim_core.sim.simulation import open_simulation
 from luncosim_core.twin.twin import open_path
 from luncosim_core.usd.compose import compose
@@ -82,6 +83,9 @@ def test_a_requested_torque_becomes_thruster_commands(writer, tmp_path):
     assert sim.read("/W/Craft/Allocator", "fore_valve") == pytest.approx(0.0, abs=1e-9)
     assert sim.read("/W/Meter", "fore") == pytest.approx(0.0, abs=1e-9)
     assert not [d for d in sim.diagnostics if d.is_error]
+    # the live-variables query walks past an actuator-wrench network (it has no members)
+    asked = sim.query(ModelVariables(prim="/W/Meter"))
+    assert asked.ok or asked.diagnostics[0].code.startswith("model-variables"), asked
 
 
 def test_outputs_that_do_not_name_the_thrusters_are_reported(writer, tmp_path):
