@@ -16,6 +16,13 @@ from .conftest import LIBRARY
 pytest.importorskip("PySide6.QtWidgets")
 
 
+@pytest.fixture(autouse=True)
+def _one_application(qapp):
+    """The test process's QApplication (the session's platform): a render made here must not be
+    the first to create one, or every later window in this process would be offscreen."""
+    return qapp
+
+
 def _ink(png: Path) -> int:
     """How many pixels of the picture are not white."""
     from PySide6.QtGui import QImage

@@ -18,9 +18,8 @@ def _app():
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
-    if app is None:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # no display needed
-        app = QApplication(["luncosim"])
+    if app is None:  # no display needed; the process's environment is left as it was
+        app = QApplication(["luncosim", "-platform", "offscreen"])
     return app
 
 
