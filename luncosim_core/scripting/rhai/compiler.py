@@ -232,17 +232,7 @@ class Compiler(FlowMixin, CallsMixin):
             return let_boxed
         sized = rt.limits.max_string_size or rt.limits.max_array_size or rt.limits.max_map_size
         if rt.meter is not None:  # a memory-budget error names the statement's position
-            chk_m = rt.check_size if sized else None
-            file, line, col = self.file, st.line, st.col
-
-            def let_m(f: list) -> Any:
-                try:
-                    v = init(f)
-                    f[s] = v if chk_m is None else chk_m(v)
-                except RhaiRuntimeError as e:
-                    raise e.locate(file, line, col) from None
-                return Unit
-            return let_m
+            return self._let_located(st, s, init, rt.check_size if sized else None)
         if sized:
             chk = rt.check_size
 
@@ -255,6 +245,27 @@ class Compiler(FlowMixin, CallsMixin):
             f[s] = init(f)
             return Unit
         return let_
+
+    def _let_located(self, st: Node, s: int, init: Fn, chk: Callable[[Any], Any] | None) -> Fn:
+        """``let`` whose errors (a memory-budget refusal in the initial value) name its
+        position."""
+        file, line, col = self.file, st.line, st.col
+        if chk is not None:
+            def let_checked_m(f: list) -> Any:
+                try:
+                    f[s] = chk(init(f))
+                except RhaiRuntimeError as e:
+                    raise e.locate(file, line, col) from None
+                return Unit
+            return let_checked_m
+
+        def let_m(f: list) -> Any:
+            try:
+                f[s] = init(f)
+            except RhaiRuntimeError as e:
+                raise e.locate(file, line, col) from None
+            return Unit
+        return let_m
 
     def stmt_return(self, st: Node) -> Fn:
         if st.e is None:

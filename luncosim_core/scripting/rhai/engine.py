@@ -36,6 +36,8 @@ from .runtime import UNBOUND, Cell, LimitValues, Module, Runtime, ScriptFn, pick
 from .std_core import REGISTRY
 from .values import ACTIVE, Char, FnPtr, RhaiRange, Timestamp, Unit
 
+_METERED = False  # an engine with a memory budget was made in this process
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -64,6 +66,10 @@ class Scope:
     def __init__(self, values: dict[str, Any] | None = None) -> None:
         self.vars: dict[str, Any] = dict(values or {})
         self.consts: set[str] = set()
+        # the engine (a weak reference) whose memory budget counts this scope, and the `this`
+        # last run with it there
+        self.held_by: Any = None
+        self.held_this: Any = None
 
     def push(self, name: str, value: Any) -> Scope:
         self.vars[name] = value
@@ -186,9 +192,12 @@ class Engine:
         self._entries: dict[str, dict[int | str, dict[str, Any]]] = {}
         # what the memory budget counts between calls: the scopes hosts run scripts with
         # (and the `this` they pass with them) while they live, the libraries that ran
-        self._held: weakref.WeakKeyDictionary[Scope, Any] = weakref.WeakKeyDictionary()
+        self._held: weakref.WeakSet[Scope] = weakref.WeakSet()
+        self._ref = weakref.ref(self)  # what a held Scope is marked with
         self._libs: weakref.WeakSet[CompiledLib] = weakref.WeakSet()
         if self.limits.max_memory_bytes:
+            global _METERED
+            _METERED = True
             entries = frozenset(m.__code__ for m in (Engine._exec_top, Engine.call_fn,
                                                     Engine.call_fn_ptr))
             self.rt.set_meter(MemoryMeter(self.limits.max_memory_bytes, self, entries,
@@ -317,7 +326,7 @@ class Engine:
         if scope is None:
             scope = Scope()
         elif self.rt.meter is not None:
-            self._held.setdefault(scope, None)
+            self._hold(scope, scope.held_this if scope.held_by is self._ref else None)
         return self._exec_top(ast.lib, scope)[0]
 
     def eval(self, source: str, scope: Scope | None = None, file: str = "") -> Any:
@@ -345,7 +354,7 @@ class Engine:
         if scope is None:
             scope = Scope()
         elif rt.meter is not None:
-            self._held[scope] = this
+            self._hold(scope, this)
         saved = self._enter(ast.lib, scope)
         this_in = UNBOUND if this is None else this
         rt.entry_depth = rt.depth + 1
@@ -375,7 +384,7 @@ class Engine:
         if scope is None:
             scope = Scope()
         elif rt.meter is not None:
-            self._held[scope] = this
+            self._hold(scope, this)
         saved = self._enter(ast.lib if ast is not None else rt.main_lib, scope)
         oom = None
         try:
@@ -398,28 +407,40 @@ class Engine:
     # ── internals ──────────────────────────────────────────────────────────────────────
     def _enter(self, lib: CompiledLib, scope: Scope) -> tuple[Any, ...]:
         rt = self.rt
-        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth,
-                 ACTIVE.meter)
+        m = rt.meter
+        # the thread's running meter, switched to this engine's (untouched while no engine in
+        # the process has a memory budget)
+        prev = ACTIVE.meter if _METERED else None
+        saved = (rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth, prev)
         rt.ops = 0
         rt.entry_depth = -1
         rt.scope = scope.vars
         rt.scope_consts = scope.consts
         rt.main_lib = lib
-        m = rt.meter
-        ACTIVE.meter = m
+        if prev is not m:
+            ACTIVE.meter = m
         if m is not None:
             m.nesting += 1
         return saved
 
     def _leave(self, saved: tuple[Any, ...]) -> None:
         rt = self.rt
-        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth, \
-            ACTIVE.meter = saved
+        rt.ops, rt.depth, rt.scope, rt.scope_consts, rt.main_lib, rt.entry_depth, prev = saved
         m = rt.meter
+        if prev is not m:
+            ACTIVE.meter = prev
         if m is not None:
             m.nesting -= 1
             if not m.nesting and m.large:
                 m.prune()  # let go of the big values the call made and dropped
+
+    def _hold(self, scope: Scope, this: Any) -> None:
+        """Count ``scope`` (and the ``this`` passed with it) in the memory budget while the
+        host keeps it (a mark on the scope: one attribute store a call)."""
+        if scope.held_by is not self._ref:
+            scope.held_by = self._ref
+            self._held.add(scope)
+        scope.held_this = this
 
     def _memory_roots(self) -> list[Any]:
         """What the engine holds between calls, for the memory budget's measure."""
@@ -428,9 +449,10 @@ class Engine:
         if rt.main_lib is not None:
             roots.append(rt.main_lib.globals)
         roots += [lib.globals for lib in list(self._libs)]
-        for scope, this in list(self._held.items()):
-            roots.append(scope.vars)
-            roots.append(this)
+        for scope in list(self._held):
+            if scope.held_by is self._ref:
+                roots.append(scope.vars)
+                roots.append(scope.held_this)
         return roots
 
     def _out_of_memory(self, e: MemoryError, file: str) -> RhaiLimitError:

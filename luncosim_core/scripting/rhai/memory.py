@@ -219,6 +219,9 @@ class MemoryMeter:
     ``self`` the owner starts the part of the Python stack that belongs to the engine);
     ``roots()`` yields the values it holds between calls."""
 
+    __slots__ = ("budget", "est", "trigger", "large_at", "large", "large_bytes", "measures",
+                 "live", "_owner", "_entry_codes", "_roots", "nesting")
+
     def __init__(self, budget: int, owner: Any, entry_codes: frozenset,
                  roots: Callable[[], Iterable[Any]]) -> None:
         self.budget = budget
@@ -248,16 +251,6 @@ class MemoryMeter:
         self.est = e
         if n >= self.large_at:
             self.keep(obj, n)
-        if e > self.trigger:
-            self.over(0)
-
-    def note_result(self, r: Any) -> None:
-        """A native returned ``r`` (see :func:`result_bytes`)."""
-        n = result_bytes(r)
-        e = self.est + n
-        self.est = e
-        if n >= self.large_at:
-            self.keep(r.new_this if type(r) is WriteBack else r, n)
         if e > self.trigger:
             self.over(0)
 

@@ -141,7 +141,7 @@ class Runtime:
         """Give the engine a memory budget (before anything is compiled)."""
         self.meter = meter
         self.binary, self.add_assign = ops.metered(meter)
-        self.call_native = call_native_metered
+        self.call_native = metered_call_native(meter)
 
     # ── limits ─────────────────────────────────────────────────────────────────────────
     def too_many_ops(self) -> RhaiLimitError:
@@ -336,22 +336,40 @@ def call_native(nf: NativeFn, name: str, args: list[Any]) -> Any:
     return r
 
 
-def call_native_metered(nf: NativeFn, name: str, args: list[Any]) -> Any:
+def metered_call_native(meter: Any) -> Callable[[NativeFn, str, list[Any]], Any]:
     """:func:`call_native` for an engine with a memory budget: a new string, array, map or
-    blob it returns is charged to the budget."""
-    try:
-        r = nf(*args)
-    except (RhaiRuntimeError, ReturnSignal):
-        raise
-    except Exception as e:  # noqa: BLE001
-        raise native_error(e, name, args)  # noqa: B904
-    if r is None:
-        return Unit
-    if type(r) in _SIZED:
-        m = ACTIVE.meter
-        if m is not None:
-            m.note_result(r)
-    return r
+    blob a native returns is charged to ``meter`` (its :class:`~.memory.MemoryMeter`)."""
+    from .memory import LIST, MAP, STR, result_bytes
+
+    sized, unit = _SIZED, Unit  # (closure cells: quicker than globals)
+
+    def call_native_m(nf: NativeFn, name: str, args: list[Any]) -> Any:
+        try:
+            r = nf(*args)
+        except (RhaiRuntimeError, ReturnSignal):
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise native_error(e, name, args)  # noqa: B904
+        if r is None:
+            return unit
+        t = type(r)
+        if t in sized:
+            if t is str:
+                n = STR + len(r)
+            elif t is dict:
+                n = MAP + 100 * len(r)  # memory.ENTRY
+            elif t is list:
+                n = LIST + 40 * len(r)  # memory.ELEM
+            else:
+                n = result_bytes(r)
+            e = meter.est + n
+            meter.est = e
+            if n >= meter.large_at:
+                meter.keep(r.new_this if t is WriteBack else r, n)
+            if e > meter.trigger:
+                meter.over(0)
+        return r
+    return call_native_m
 
 
 _SIZED = frozenset((str, list, dict, bytearray, FnPtr, WriteBack))
