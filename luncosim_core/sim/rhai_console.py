@@ -30,7 +30,8 @@ from luncosim_core.scripting.rhai import (
 from luncosim_core.scripting.rhai.batch import to_json_value
 
 CONSOLE_LIMITS = Limits(max_operations=2_000_000, max_call_depth=64, max_string_size=1 << 22,
-                        max_array_size=1 << 18, max_map_size=1 << 18)
+                        max_array_size=1 << 18, max_map_size=1 << 18,
+                        max_memory_bytes=64 << 20)  # a session's live values together (docs/rhai.md)
 MAX_PRINTED = 200  # lines of ``print`` output kept per evaluation
 MAX_CODE = 64_000  # characters of one evaluation
 

@@ -71,6 +71,10 @@ def test_errors_are_positioned_and_a_runaway_loop_is_stopped(sim):
     t = time.perf_counter()
     out = _eval(sim, "loop { }")
     assert "Too many operations" in out["error"]["message"] and time.perf_counter() - t < 5
+    grow = 'let keep = []; for i in 0..200 { let s = ""; s.pad(1000000, "x"); keep.push(s) } keep.len()'
+    out = _eval(sim, grow, session="m")
+    assert "memory budget exceeded" in out["error"]["message"]  # a session's values together
+    assert _eval(sim, "40 + 2", session="m")["display"] == "42"  # the console still answers
 
 
 def test_the_console_vocabulary_crosses_the_wire():
