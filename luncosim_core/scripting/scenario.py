@@ -136,6 +136,14 @@ class ScenarioParticipant:
                                 data={"kind": err.kind})
         self.diagnostics.append(self.fault)
         self.state = "faulted"
+        if err.message.startswith("memory budget exceeded"):
+            # its values count against the engine every scenario shares: let them go, so the
+            # other scenarios keep their room (a faulted scenario runs no hook until a reset)
+            old, self.this = self.this, {}
+            if isinstance(old, dict):
+                old.clear()  # a frame or a held scope may still point at it: empty it in place
+            self.scope.held_this = None
+            self.scope = Scope()
 
     def prepare(self) -> None:
         """Plan, then top level; idempotent. Called before the first tick of a revision."""

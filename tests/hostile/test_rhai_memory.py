@@ -48,3 +48,30 @@ def test_a_scenario_that_frees_what_it_allocates_runs_to_its_verdict(tmp_path):
     scene.write_text(HEAD + rhai("Churn", CHURN) + "}\n", encoding="utf-8")
     r = luncosim("test", "--scene", str(scene), "--max-ticks", "100", timeout=300)
     assert r.returncode == 0 and "luncosim test PASS" in r.out, r.out + r.err
+
+
+# the hoard keeps 105 MB more a tick, so it passes the 256 MB budget on its third tick; the
+# neighbour makes and drops 15 MB a tick, then 105 MB a tick from its sixth, which only fits
+# once the hoard's values are gone
+HOARD = ('fn on_tick(me) {\n    if this.keep == () { this.keep = []; }\n    for i in 0..7 {\n'
+         '        let s = ""; s.pad(15000000, "x"); this.keep.push(s);\n    }\n}')
+NEIGHBOUR = ('fn on_start(me) { this.n = 0; }\nfn on_tick(me) {\n    let chunks = if this.n > 5 { 7 } else { 1 };\n'
+             '    let a = []; for i in 0..chunks { let s = ""; s.pad(15000000, "x"); a.push(s); }\n'
+             '    this.n += 1;\n}')
+
+
+def test_a_scenario_faulted_by_the_budget_lets_its_values_go_and_the_others_run_on(tmp_path):
+    from luncosim_core.sim.simulation import open_simulation
+
+    scene = tmp_path / "two.usda"
+    scene.write_text(HEAD + rhai("Hoard", HOARD) + rhai("Neighbour", NEIGHBOUR) + "}\n", encoding="utf-8")
+    sim = open_simulation(scene)
+    try:
+        sim.run(40)
+        state = {p.prim_path: p for p in sim.participants}
+        hoard, neighbour = state["/W/Hoard"], state["/W/Neighbour"]
+        assert hoard.state == "faulted" and "memory budget exceeded" in hoard.fault.message
+        assert neighbour.state != "faulted", neighbour.fault  # its room came back with the hoard's values
+        assert sim.tick_count == 40
+    finally:
+        sim.close()
