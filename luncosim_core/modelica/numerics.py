@@ -381,4 +381,6 @@ def build_numerics(system: DaeSystem) -> Numerics:
     blocks = plan_blocks(system.residual, w)
     explicit = all(b.linear for b in blocks)
     w_exp = _solve_blocks(system.residual, w, blocks) if explicit else None
-    return Numerics(system, explicit, w_exp, blocks)
+    numerics = Numerics(system, explicit, w_exp, blocks)
+    numerics.free_states_for_init()  # initial equations that cannot be matched to states: refused here, at compile
+    return numerics

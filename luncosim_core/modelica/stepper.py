@@ -470,7 +470,10 @@ class Stepper:
                        f"model {self.name}: the step size fell below "
                        f"{self.period * 1e-9:.3g} s at t={t:.9g} s without meeting the "
                        "error tolerance (a discontinuity the stepper cannot resolve)")
-        h = hh * (0.1 if not math.isfinite(err) else max(0.1, 0.9 * err ** -0.2))
+        # a non-finite state (whatever the estimate says: the implicit step reports 0) or a
+        # non-finite estimate shrinks tenfold; an estimate over 1 by the usual rule
+        finite = math.isfinite(err) and err > 0 and bool(np.all(np.isfinite(out["x1"])))
+        h = hh * (max(0.1, 0.9 * err ** -0.2) if finite else 0.1)
         if cross > 0 and math.isfinite(err) and not implicit:
             # the error comes from a switch inside the step: end the next try just past
             # where the (rough) dense output puts it
