@@ -116,9 +116,23 @@ class Builder:
         return path
 
     def collision_shape(self, shapes: list[tuple[Shape, Pose]]) -> int:
-        """One pybullet collision shape for (shape, pose in link frame) pairs; -1 if none."""
+        """One pybullet collision shape for (shape, pose in link frame) pairs; -1 if none.
+
+        The physics screen refuses the dimensions pybullet cannot take (``physics.sanity``); a
+        shape pybullet still rejects is an error naming it, and its owner has no collision shape
+        (it keeps its mass and joints, and collides with nothing)."""
         if not shapes:
             return -1
+        try:
+            return self._collision_shape(shapes)
+        except pb.error as exc:
+            paths = ", ".join(s.prim_path for s, _ in shapes)
+            self.diags.append(diag("error", "physics.shape.rejected",
+                                   f"pybullet rejected the collision shape of {paths} ({exc}); it collides with "
+                                   "nothing", shapes[0][0].prim_path))
+            return -1
+
+    def _collision_shape(self, shapes: list[tuple[Shape, Pose]]) -> int:
         if len(shapes) == 1:
             s, pose = shapes[0]
             kw = dict(collisionFramePosition=list(pose.p), collisionFrameOrientation=to_xyzw(pose.q))

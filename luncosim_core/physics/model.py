@@ -12,6 +12,8 @@ import numpy as np
 
 from .frames import Pose
 
+_AXES = {"X": np.array([1.0, 0, 0]), "Y": np.array([0, 1.0, 0]), "Z": np.array([0, 0, 1.0])}
+
 
 @dataclass
 class Shape:
@@ -104,7 +106,10 @@ class Joint:
 
     @property
     def axis_vec(self) -> np.ndarray:
-        return {"X": np.array([1.0, 0, 0]), "Y": np.array([0, 1.0, 0]), "Z": np.array([0, 0, 1.0])}[self.axis]
+        """The unit vector of :attr:`axis`. The physics screen refuses a revolute or prismatic
+        joint whose ``physics:axis`` is not X, Y or Z (``physics.joint.invalid-axis``); any other
+        joint's axis is only a convention (X)."""
+        return _AXES.get(self.axis, _AXES["X"]).copy()
 
 
 @dataclass

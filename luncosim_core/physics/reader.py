@@ -73,9 +73,14 @@ class StageReader:
         from .sanity import screen_stage
 
         screen = screen_stage(stage, self.prims, self.xcache)
+        self.screen = screen
         self.diags += screen.diagnostics
-        if screen.refused:
-            self.prims = [p for p in self.prims if not screen.refuses(str(p.GetPath()))]
+        if screen.everything:  # the stage's units are nonsense: nothing of it is projected
+            self.prims = []
+            self.mpu = self.kpu = 1.0
+        elif screen.refused or screen.ignored:
+            self.prims = [p for p in self.prims if not screen.refuses(str(p.GetPath()))
+                          and str(p.GetPath()) not in screen.ignored]
 
     # ---------------------------------------------------------------- helpers
     def purpose(self, prim) -> str:
@@ -251,6 +256,8 @@ class StageReader:
                 return None
             mprim = mat.GetPrim()
         mpath = str(mprim.GetPath())
+        if mpath in self.screen.ignored or self.screen.refuses(mpath):
+            return None  # its values are nonsense: the screen said so, default friction applies
         if not mprim.HasAPI(UsdPhysics.MaterialAPI):
             self.diags.append(diag("warning", "physics-material-without-api",
                                    f"{prim.GetPath()} binds {mpath} for physics, but it does not apply "
@@ -305,6 +312,12 @@ class StageReader:
             v = com_attr.Get()
             if authored(com_attr) and v is not None and all(math.isfinite(x) for x in v):
                 com = np.array(v, dtype=float) * self.mpu
+        if not (math.isfinite(mass) and np.isfinite(com).all() and np.isfinite(tensor).all()):
+            # the screen refuses non-finite inputs; an overflow of finite ones still ends here
+            self.diags.append(diag("error", "physics.inertia.nonfinite",
+                                   f"body {body.path}: its mass properties overflow (mass {mass:g} kg); it "
+                                   "weighs 1 kg with a unit inertia instead", body.path))
+            mass, com, tensor = 1.0, np.zeros(3), np.eye(3) * 0.4 * 0.1**2
         principal, diag_i = _principal(tensor)
         if api:
             di = api.GetDiagonalInertiaAttr().Get()

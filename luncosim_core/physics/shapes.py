@@ -40,6 +40,21 @@ def _get(prim, name: str, default):
     return default
 
 
+class _BadDimension(ValueError):
+    """A dimension that is not a single finite number above 0 (message says which and why)."""
+
+
+def _dimension(prim, name: str, default: float) -> float:
+    """``prim``'s ``name`` (size, radius, height) as a float; :class:`_BadDimension` when it is not
+    a single finite number above 0 (a vector, text, NaN, inf, 0 or negative)."""
+    v = _get(prim, name, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _BadDimension(f"its {name} is {v!r}, not a single number")
+    if not math.isfinite(v) or v <= 0:
+        raise _BadDimension(f"its {name} = {float(v):g}; it must be a finite number above 0")
+    return float(v)
+
+
 def _box_inertia(h: np.ndarray) -> np.ndarray:
     a, b, c = (2 * h) ** 2
     return np.array([b + c, a + c, a + b]) / 12.0
@@ -62,18 +77,32 @@ def shape_from_prim(
 ) -> Shape | None:
     """The collision shape of a gprim whose frame sits at ``rel`` (metres) with ``scale``.
 
-    Returns None (with a diagnostic) for unsupported prim types.
+    Returns None (with a diagnostic) for unsupported prim types and for a dimension that is not a
+    single finite number above 0 (the physics screen refuses those bodies first: this is the
+    last line).
     """
+    try:
+        return _shape_from_prim(prim, rel, scale, mpu, dynamic, diags)
+    except _BadDimension as exc:
+        path = str(prim.GetPath())
+        diags.append(_diag("error", "physics.shape.invalid", f"{prim.GetTypeName()} collider {path}: {exc}; it is "
+                           "left out of the simulation", path))
+        return None
+
+
+def _shape_from_prim(
+    prim, rel: Pose, scale: np.ndarray, mpu: float, dynamic: bool, diags: list[Diagnostic]
+) -> Shape | None:
     path = str(prim.GetPath())
     tname = prim.GetTypeName()
     s = np.asarray(scale, dtype=float) * mpu
     if tname == "Cube":
-        size = float(_get(prim, "size", 2.0))
+        size = _dimension(prim, "size", 2.0)
         half = np.abs(s) * size / 2.0
         return Shape(path, "box", rel, half_extents=half, volume=float(np.prod(2 * half)),
                      unit_inertia=_box_inertia(half))
     if tname == "Sphere":
-        r0 = float(_get(prim, "radius", 1.0))
+        r0 = _dimension(prim, "radius", 1.0)
         if np.ptp(s) > 1e-9 * max(float(np.max(s)), 1e-12):
             diags.append(_diag(
                 "warning", "physics-sphere-nonuniform-scale",
@@ -88,8 +117,8 @@ def shape_from_prim(
         if axis not in _AXIS_INDEX:
             diags.append(_diag("error", "physics-invalid-axis", f"{tname} {path} has axis {axis!r}", path))
             return None
-        r0 = float(_get(prim, "radius", 1.0))
-        h0 = float(_get(prim, "height", 2.0 if tname != "Capsule" else 1.0))
+        r0 = _dimension(prim, "radius", 1.0)
+        h0 = _dimension(prim, "height", 2.0 if tname != "Capsule" else 1.0)
         ai = _AXIS_INDEX[axis]
         perp = [s[i] for i in range(3) if i != ai]
         h = h0 * s[ai]
@@ -114,31 +143,47 @@ def shape_from_prim(
         return Shape(path, "capsule", local, radius=r, height=h, axis=axis, volume=vol,
                      unit_inertia=_cyl_inertia(r, h + 2 * r))
     if tname == "Mesh":
-        mesh = UsdGeom.Mesh(prim)
-        pts = mesh.GetPointsAttr().Get()
-        if pts is None or len(pts) < 4:
-            diags.append(_diag("error", "physics-mesh-empty",
-                               f"mesh collider {path} has fewer than 4 points", path))
-            return None
-        verts = np.array(pts, dtype=float) * s
-        counts = mesh.GetFaceVertexCountsAttr().Get() or []
-        fidx = mesh.GetFaceVertexIndicesAttr().Get() or []
-        tris: list[int] = []
-        k = 0
-        for n in counts:
-            for j in range(1, n - 1):
-                tris.extend((fidx[k], fidx[k + j], fidx[k + j + 1]))
-            k += n
-        vol, cen, ui = _points_props(verts)
-        if dynamic or not tris:
-            return Shape(path, "convex", rel, vertices=verts, volume=vol, centroid=cen, unit_inertia=ui)
-        return Shape(path, "trimesh", rel, vertices=verts, indices=np.array(tris, dtype=np.int64),
-                     volume=vol, centroid=cen, unit_inertia=ui)
+        return _mesh(prim, path, rel, s, dynamic, diags)
     diags.append(_diag(
         "warning", "physics-collider-unsupported",
         f"{path} applies PhysicsCollisionAPI on a {tname or 'typeless'} prim; only "
         f"{', '.join(SUPPORTED_GPRIMS)} become colliders, so it is ignored", path))
     return None
+
+
+def _mesh(prim, path: str, rel: Pose, s: np.ndarray, dynamic: bool, diags: list[Diagnostic]) -> Shape | None:
+    """A mesh collider: a convex hull (dynamic, or faces that do not index its points) or a
+    triangle mesh (static)."""
+    mesh = UsdGeom.Mesh(prim)
+    pts = mesh.GetPointsAttr().Get()
+    try:
+        verts = np.array(pts if pts is not None else [], dtype=float).reshape(-1, 3) * s
+    except (TypeError, ValueError):
+        raise _BadDimension("its points are not a list of 3D points") from None
+    if len(verts) < 4:
+        diags.append(_diag("error", "physics-mesh-empty", f"mesh collider {path} has fewer than 4 points", path))
+        return None
+    if not np.isfinite(verts).all():
+        raise _BadDimension("its points are not all finite")
+    counts = [int(n) for n in mesh.GetFaceVertexCountsAttr().Get() or []]
+    fidx = [int(i) for i in mesh.GetFaceVertexIndicesAttr().Get() or []]
+    tris: list[int] = []
+    if any(n < 0 for n in counts) or sum(counts) != len(fidx) or any(i < 0 or i >= len(verts) for i in fidx):
+        if not dynamic:
+            diags.append(_diag("warning", "physics-mesh-topology",
+                               f"mesh collider {path}: its faceVertexCounts and faceVertexIndices do not describe "
+                               f"faces of its {len(verts)} points; it collides as their convex hull", path))
+        counts = []
+    k = 0
+    for n in counts:
+        for j in range(1, n - 1):
+            tris.extend((fidx[k], fidx[k + j], fidx[k + j + 1]))
+        k += n
+    vol, cen, ui = _points_props(verts)
+    if dynamic or not tris:
+        return Shape(path, "convex", rel, vertices=verts, volume=vol, centroid=cen, unit_inertia=ui)
+    return Shape(path, "trimesh", rel, vertices=verts, indices=np.array(tris, dtype=np.int64),
+                 volume=vol, centroid=cen, unit_inertia=ui)
 
 
 def _cone(path: str, rel: Pose, r0: float, h0: float, axis: str, s: np.ndarray) -> Shape:

@@ -42,6 +42,14 @@ def joint(body0: str, body1: str = "/W/Rover") -> str:
 '''
 
 
+MESH = '''    def Mesh "Rover" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI"])
+    {
+        point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, nan)]
+        double3 xformOp:translate = (0, 0, 2)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+'''
+
 CASES = {
     # name: (scene body, code, severity, refused prim or None)
     "mass zero": (body("Rover", mass="0"), "physics.mass.zero", "warning", None),
@@ -63,6 +71,30 @@ CASES = {
                                  "physics.joint.invalid-target", "error", "/W/Hinge"),
     "joint to a refused body": (body("Rover") + body("Bad", mass="nan", translate="(3, 0, 2)") + joint("/W/Bad"),
                                 "physics.joint.body-refused", "error", "/W/Hinge"),
+    "size zero": (body("Rover").replace("double size = 1", "double size = 0"), "physics.shape.invalid", "error",
+                  "/W/Rover"),
+    "size over the extent limit": (body("Rover").replace("double size = 1", "double size = 1e7"),
+                                   "physics.shape.extreme", "error", "/W/Rover"),
+    "size a vector": (body("Rover").replace("double size = 1", "double3 size = (1, 2, 3)"), "physics.attribute.type",
+                      "error", "/W/Rover"),
+    "mass a vector": (body("Rover").replace("float physics:mass = 2", "float3 physics:mass = (1, 2, 3)"),
+                      "physics.mass.invalid", "error", "/W/Rover"),
+    "velocity nan": (body("Rover").replace("double size = 1", "double size = 1\n        vector3f physics:velocity = (nan, 0, 0)"),
+                     "physics.attribute.nonfinite", "error", "/W/Rover"),
+    "mesh point nan": (MESH, "physics.attribute.nonfinite", "error", "/W/Rover"),
+    "joint frame nan": (body("Rover") + body("Arm", translate="(3, 0, 2)")
+                        + joint("/W/Arm").replace('uniform token physics:axis = "X"',
+                                                  'uniform token physics:axis = "X"\n        point3f physics:localPos0 = (nan, 0, 0)'),
+                        "physics.attribute.nonfinite", "error", "/W/Hinge"),
+    "joint axis no axis": (body("Rover") + body("Arm", translate="(3, 0, 2)")
+                           + joint("/W/Arm").replace('physics:axis = "X"', 'physics:axis = "W"'),
+                           "physics.joint.invalid-axis", "error", "/W/Hinge"),
+    "scene gravity nan": (body("Rover") + '    def PhysicsScene "Scene"\n    {\n        vector3f physics:gravityDirection = '
+                          '(nan, 0, -1)\n        float physics:gravityMagnitude = 1.62\n    }\n',
+                          "physics.attribute.nonfinite", "error", "/W/Scene"),
+    "material friction nan": (body("Rover") + '    def Material "Mat" (prepend apiSchemas = ["PhysicsMaterialAPI"])\n    {\n'
+                              '        float physics:staticFriction = nan\n    }\n',
+                              "physics.attribute.nonfinite", "error", "/W/Mat"),
 }
 
 
@@ -85,9 +117,9 @@ def test_physics_nonsense_is_named_at_validate_and_at_projection(folder, case):
         at_projection = [x for x in sim.diagnostics if x.code == code]
         assert [(x.severity, x.path) for x in at_projection] == [(d.severity, d.path)]
         paths = set(sim.world.body_paths) | set(sim.world.joint_table()[0])
-        if refused is None:
+        if refused is None or refused in ("/W/Scene", "/W/Mat"):  # a scene or material is ignored alone
             assert "/W/Rover" in paths
-        else:
+        if refused is not None:
             assert refused not in paths and "refused" in at_projection[0].message
         if refused == "/W/Hinge":
             assert "/W/Rover" in sim.world.body_paths  # the body stays, free: never pinned to the world
@@ -169,3 +201,47 @@ def test_a_corrupt_usdc_is_a_diagnostic_for_validate_and_run(tmp_path):
             assert "crashed" in errors[0].message
         r = luncosim("run", "--scene", str(t), "--ticks", "2")
         assert r.returncode == 1 and "usd-malformed-layer" in r.out + r.err and "s.usdc" in r.out + r.err
+
+
+@pytest.mark.parametrize(("key", "value", "code"), [
+    ("metersPerUnit", "nan", "physics.units.invalid"), ("metersPerUnit", "0", "physics.units.invalid"),
+    ("metersPerUnit", "-1", "physics.units.invalid"), ("metersPerUnit", "1e9", "physics.units.extreme"),
+    ("metersPerUnit", "1e-9", "physics.units.extreme"), ("kilogramsPerUnit", "inf", "physics.units.invalid"),
+    ("kilogramsPerUnit", "0", "physics.units.invalid"), ("kilogramsPerUnit", "1e300", "physics.units.extreme")])
+def test_stage_units_out_of_range_refuse_the_projection(folder, key, value, code):
+    """docs/physics.md: metersPerUnit and kilogramsPerUnit must be finite, in [1e-6, 1e6]; else the
+    physics projection is refused whole (an error at the layer's line), and the rest runs."""
+    head = HEAD.replace("metersPerUnit = 1", f"{key} = {value}" if key == "metersPerUnit"
+                        else f"metersPerUnit = 1\n    {key} = {value}")
+    scene = folder / f"units_{key}_{value}.usda"
+    scene.write_text(head + GROUND + body("Rover") + "}\n", encoding="utf-8")
+    line = next(i for i, t in enumerate(head.splitlines(), 1) if t.strip().startswith(key))
+    at_validate = [d for d in validate_path(scene, lint=run_lint) if d.code == code]
+    assert at_validate and at_validate[0].is_error and at_validate[0].line == line
+    assert at_validate[0].layer.endswith(scene.name) and key in at_validate[0].message
+    sim = open_simulation(scene)
+    try:
+        errors = [d for d in sim.diagnostics if d.is_error]
+        assert [d.code for d in errors] == [code] and "projection is refused" in errors[0].message
+        assert sim.world.body_paths == ()
+        sim.run(5)
+        assert sim.fault is None
+    finally:
+        sim.close()
+
+
+def test_the_mass_limit_applies_in_kilograms(folder):
+    """kilogramsPerUnit = 1000: physics:mass = 2e6 is 2e9 kg, over the limit; 2e3 is kept."""
+    head = HEAD.replace("metersPerUnit = 1", "metersPerUnit = 1\n    kilogramsPerUnit = 1000")
+    scene = folder / "kpu.usda"
+    scene.write_text(head + GROUND + body("Rover", mass="2e3") + body("Heavy", mass="2e6", translate="(3, 0, 2)")
+                     + "}\n", encoding="utf-8")
+    found = [d for d in validate_path(scene, lint=run_lint) if d.code.startswith("physics.mass")]
+    assert [(d.code, d.path) for d in found] == [("physics.mass.extreme", "/W/Heavy")]
+    assert "2e+09 kg" in found[0].message
+    sim = open_simulation(scene)
+    try:
+        assert sim.world.body_paths == ("/W/Rover",)
+        assert sim.world.read_port("/W/Rover", "mass") == pytest.approx(2e6)
+    finally:
+        sim.close()
