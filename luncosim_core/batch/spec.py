@@ -215,16 +215,22 @@ def load_sweep(path: Path, *, lunco_root: str | None = None) -> list[BatchTask]:
 
 
 def _read_sweep(path: Path) -> dict:
+    """The sweep file's TOML: only a regular UTF-8 file under the text cap is read (a FIFO, a
+    device or a folder is refused by name, never read; junk bytes say the byte, offset and line)."""
+    from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
     try:
-        raw = path.read_bytes()
+        text = read_text_limited(path, "sweep file")
+    except UnreadableFile as exc:
+        raise SweepError(str(exc)) from None
     except OSError as exc:
         raise SweepError(f"{path}: cannot read the sweep file: {exc.strerror or exc}") from None
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SweepError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise SweepError(f"{path}: arrays or tables nested too deeply to read") from None
 
 
 def _is_int(value: Any) -> bool:
@@ -263,10 +269,13 @@ def _verdict(path: Path, doc: dict) -> tuple[str, str, str | None]:
     verdict_code, verdict_file = "", ""
     if "verdict" in doc:
         vfile = (path.parent / str(doc["verdict"])).resolve()
+        from luncosim_core.fsutil import UnreadableFile, read_text_limited
+
         try:
-            verdict_code = vfile.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SweepError(_where(path, f"verdict {doc['verdict']!r} cannot be read: {exc}")) from None
+            verdict_code = read_text_limited(vfile, "verdict script")
+        except (OSError, UnreadableFile) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise SweepError(_where(path, f"verdict {doc['verdict']!r} cannot be read: {why}")) from None
         verdict_file = str(vfile)
     channel = doc.get("verdict_channel")
     if channel is not None and not isinstance(channel, str):

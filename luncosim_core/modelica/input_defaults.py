@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.modelica.source_text import blank_comments
 
 _CLASS_KW = r"(?:model|block|class|connector|record|function|package|type|operator)"
@@ -270,12 +271,30 @@ class _Resolver:
         cls = None
         if file.is_file():
             try:
-                text = file.read_text(encoding="utf-8")
-            except OSError:
+                text = read_text_limited(file, "Modelica source")
+            except (OSError, UnreadableFile):  # not text, too large: no class here (the compiler says why)
                 text = ""
             cls = _file_classes(blank_comments(text))[1].get(simple)
         self.cache[file] = cls
         return cls
+
+
+def _special_files(folder: str, names: list[str]) -> set[str]:
+    """What a library copy leaves out: a FIFO, a device or a socket (a copy would block, or read
+    /dev/zero without end); links are followed as the copy follows them."""
+    import os
+    import stat
+
+    out = set()
+    for name in names:
+        try:
+            mode = os.stat(os.path.join(folder, name)).st_mode
+        except OSError:
+            out.add(name)  # a dangling link
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            out.add(name)
+    return out
 
 
 def _file_classes(blank: str) -> tuple[dict[str, _Class], dict[str, _Class]]:
@@ -382,10 +401,10 @@ class LibraryOverlay:
         rewrites: dict[Path, str] = {}
         moved: list[str] = []
         for file in sorted(src.rglob("*.mo")):
-            try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
+            try:  # a FIFO or a device named *.mo is refused, never read (it would block or never end)
+                text = read_text_limited(file, "Modelica source")
+            except (OSError, UnreadableFile):
+                continue  # the compiler says why it cannot read it
             new, m = drop_overridden_input_defaults(text, str(file), roots)
             if m:
                 rewrites[file] = new
@@ -393,7 +412,7 @@ class LibraryOverlay:
         if not rewrites:
             return root, ()
         dest = Path(self._tmp.name) / f"{serial}-{src.name}"
-        shutil.copytree(src, dest, dirs_exist_ok=True)
+        shutil.copytree(src, dest, dirs_exist_ok=True, ignore=_special_files)
         for file, text in rewrites.items():
             target = dest / file.relative_to(src)
             target.write_text(text, encoding="utf-8")

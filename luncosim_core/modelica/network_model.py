@@ -24,6 +24,7 @@ from pathlib import Path
 from pxr import Usd
 
 from luncosim_core.diagnostics import Diagnostic
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.modelica.program_outputs import program_source
 from luncosim_core.modelica.source_text import guess_model_name
 from luncosim_core.usd.networks import (
@@ -98,9 +99,11 @@ def _read_member(prim, path: str, roots, problems: list[Diagnostic]) -> NetworkM
     cls = str(sub.Get()) if sub and sub.HasAuthoredValue() and sub.Get() else None
     if cls is None:
         try:
-            cls = guess_model_name(source.read_text(encoding="utf-8"), source)
-        except OSError as exc:
-            problems.append(_error(path, f"network member {path}: cannot read {source}: {exc}"))
+            cls = guess_model_name(read_text_limited(source, "Modelica source"), source)
+        except (OSError, UnreadableFile) as exc:  # not text, a FIFO, too large: never a traceback or a hang
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(Diagnostic("error", "modelica.source", f"network member {path}: {why}", path=path,
+                                       layer=str(source), line=getattr(exc, "line", None), source="modelica"))
             return None
     m = NetworkMember(path, source, cls or source.stem)
     for attr in prim.GetAttributes():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,12 @@ from psygnal import Signal
 from pxr import Sdf, Usd, UsdUtils
 
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
-from luncosim_core.fsutil import atomic_write_text
+from luncosim_core.fsutil import (
+    MAX_LAYER_BYTES,
+    UnreadableFile,
+    atomic_write_text,
+    read_text_limited,
+)
 from luncosim_core.twin.roots import AssetRoots
 from luncosim_core.usd.compose import compose, open_layer, reread_layer
 from luncosim_core.usd.journal import Journal
@@ -53,10 +59,17 @@ class FileStamp:
 
     @staticmethod
     def of(path: Path) -> FileStamp | None:
+        """The stamp of a regular file; None when there is none to take (missing, unreadable, or a
+        FIFO or device, which is never read: the layer reader refuses it with a diagnostic)."""
         try:
             st = path.stat()
-            return FileStamp(st.st_mtime_ns, st.st_size, hashlib.sha256(path.read_bytes()).hexdigest())
-        except FileNotFoundError:
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in never blocks
+            with os.fdopen(fd, "rb") as handle:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            return FileStamp(st.st_mtime_ns, st.st_size, digest)
+        except OSError:
             return None
 
 
@@ -72,8 +85,8 @@ def _rebased(asset: str, old_dir: Path, new_dir: Path) -> str:
 def _read_text(path: Path) -> str | None:
     """The file's text as it is on disk (None for a binary crate or an unreadable file)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text_limited(path, "layer", MAX_LAYER_BYTES)
+    except (OSError, UnreadableFile):
         return None
     return None if text.startswith("PXR-USDC") else text
 
@@ -187,7 +200,13 @@ class UsdDocument:
         self.view = Sdf.Layer.CreateAnonymous("view.usda")
         self.runtime = Sdf.Layer.CreateAnonymous("runtime.usda")
         if self.persist_runtime and self.runtime_sidecar and self.runtime_sidecar.exists():
-            text = self.runtime_sidecar.read_text(encoding="utf-8")
+            try:
+                text = read_text_limited(self.runtime_sidecar, "runtime sidecar", MAX_LAYER_BYTES)
+            except (OSError, UnreadableFile) as exc:  # not text, a FIFO, a folder: a diagnostic, never a hang
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                raise DiagnosticError(Diagnostic(
+                    "error", "usd-layer-unreadable", f"{why}; the scene's runtime state cannot be restored from it",
+                    layer=str(self.runtime_sidecar), line=getattr(exc, "line", None), source="usd")) from None
             if not self.runtime.ImportFromString(text):
                 raise DiagnosticError(
                     Diagnostic("error", "usd-malformed-layer", "runtime sidecar is malformed", layer=str(self.runtime_sidecar), source="usd")

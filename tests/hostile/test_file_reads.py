@@ -123,3 +123,161 @@ def test_mission_run_with_a_fifo_task_does_not_hang(tmp_path, demo_twin):
     make(tmp_path / "task.yaml", "fifo")
     r = luncosim("mission", "run", "--scene", str(demo_twin), "--task", str(tmp_path / "task.yaml"), timeout=60)
     assert r.returncode == 2 and "is a FIFO" in r.err
+
+
+# ------------------------------------------------------------------ readers the fuzz campaign pointed at
+def test_a_network_member_whose_source_is_junk_is_a_positioned_diagnostic(tmp_path):
+    from pxr import Usd
+
+    from luncosim_core.modelica.network_model import read_network
+
+    make(tmp_path / "parts/Bad.mo", "junk")
+    scene = tmp_path / "s.usda"
+    scene.write_text('#usda 1.0\ndef Xform "W"\n{\n    def Scope "Net" (prepend apiSchemas = ["CollectionAPI:components"])\n'
+                     '    {\n        prepend rel collection:components:includes = [</W/Bad>]\n    }\n'
+                     '    def Scope "Bad" (prepend apiSchemas = ["LunCoProgramAPI"])\n    {\n'
+                     '        uniform token info:implementationSource = "sourceAsset"\n'
+                     '        uniform asset info:sourceAsset = @./parts/Bad.mo@\n    }\n}\n', encoding="utf-8")
+    net = read_network(Usd.Stage.Open(str(scene)), "/W/Net", ["/W/Bad"], AssetRoots(tmp_path))
+    assert net.members == []
+    [d] = [d for d in net.problems if d.path == "/W/Bad"]
+    assert d.code == "modelica.source" and SAYS["junk"] in d.message and d.layer.endswith("Bad.mo") and d.line == 1
+
+
+def _oversize(path: Path) -> Path:
+    from luncosim_core.fsutil import MAX_TEXT_BYTES
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:  # sparse: the size is what is refused, nothing is read
+        handle.truncate(MAX_TEXT_BYTES + 1)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["junk", "oversize"])
+def test_the_syntax_library_skips_a_file_it_cannot_read(tmp_path, kind):
+    from luncosim_core.modelica.syntax.resolve import Library
+
+    if kind == "oversize":
+        _oversize(tmp_path / "Bad.mo")
+    else:
+        make(tmp_path / "Bad.mo", kind)
+    (tmp_path / "Good.mo").write_text("model Good\n  Real x;\nend Good;\n", encoding="utf-8")
+    lib = Library([tmp_path])
+    assert lib.top("Bad") is None and lib.top("Good") is not None
+
+
+@pytest.mark.parametrize("kind", ["junk", "oversize", "fifo", "device"])
+def test_the_class_catalog_names_a_file_it_cannot_read(tmp_path, kind):
+    from luncosim_core.modelica.syntax.catalog import read_root
+
+    if kind == "oversize":
+        _oversize(tmp_path / "Bad.mo")
+    else:
+        make(tmp_path / "Bad.mo", kind)
+    (tmp_path / "Good.mo").write_text("model Good\n  Real x;\nend Good;\n", encoding="utf-8")
+    catalog = read_root(tmp_path, "Twin")
+    assert [e.qualified for e in catalog.entries] == ["Good"]
+    if kind in ("fifo", "device"):  # not a file: never opened
+        assert catalog.problems == []
+        return
+    [problem] = catalog.problems
+    assert "Bad.mo" in problem and {"junk": "line 1", "oversize": "byte limit"}[kind] in problem
+
+
+SUB = """within Lib;
+model Sub
+  input Real u = 1;
+  output Real y;
+equation
+  y = 2*u;
+end Sub;
+"""
+TOP = "model Top\n  Lib.Sub driven;\n  output Real a;\nequation\n  driven.u = sin(time);\n  a = driven.y;\nend Top;\n"
+
+
+def test_input_defaults_skip_a_library_file_that_is_not_text(tmp_path):
+    from luncosim_core.modelica.input_defaults import drop_overridden_input_defaults
+
+    make(tmp_path / "lib/Lib/Sub.mo", "junk")
+    (tmp_path / "lib/Lib/package.mo").write_text("package Lib\nend Lib;\n", encoding="utf-8")
+    text, moved = drop_overridden_input_defaults(TOP, None, (str(tmp_path / "lib"),))
+    assert text == TOP and moved == []  # Sub cannot be read: nothing to drop (the compiler says why)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "junk"])
+def test_the_library_overlay_never_reads_or_copies_a_special_file(tmp_path, kind):
+    from luncosim_core.modelica.input_defaults import LibraryOverlay
+
+    root = tmp_path / "lib"
+    (root / "Lib").mkdir(parents=True)
+    (root / "Lib/package.mo").write_text("package Lib\nend Lib;\n", encoding="utf-8")
+    (root / "Lib/Sub.mo").write_text(SUB, encoding="utf-8")
+    (root / "Lib/Top.mo").write_text("within Lib;\n" + TOP.replace("Lib.Sub", "Sub"), encoding="utf-8")
+    make(root / "Lib/Odd.mo", kind)
+    overlay = LibraryOverlay()
+    try:
+        (copy,), moved = overlay.roots((str(root),))
+        assert copy != str(root) and moved  # Top sets driven.u: Sub's default is dropped in a copy
+        copied = Path(copy) / "Lib/Odd.mo"
+        assert copied.exists() == (kind == "junk")  # a FIFO or a device is left out of the copy
+    finally:
+        overlay.close()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "junk", "folder"])
+def test_a_runtime_sidecar_that_is_not_text_is_a_diagnostic(tmp_path, kind):
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.usd.document import UsdDocument
+
+    scene = tmp_path / "s.usda"
+    scene.write_text('#usda 1.0\ndef Xform "W" {}\n', encoding="utf-8")
+    sidecar = make(tmp_path / "s.runtime.usda", kind)
+    with pytest.raises(DiagnosticError) as info:
+        UsdDocument(scene, AssetRoots(tmp_path), runtime_sidecar=sidecar, persist_runtime=True, register=False)
+    d = info.value.diagnostics[0]
+    assert d.code == "usd-layer-unreadable" and SAYS[kind] in d.message and d.layer == str(sidecar)
+    if kind == "junk":
+        assert d.line == 1
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_scene_document_on_a_special_file_is_refused_without_reading_it(tmp_path, kind):
+    from luncosim_core.diagnostics import DiagnosticError
+    from luncosim_core.usd.document import FileStamp, UsdDocument
+
+    scene = make(tmp_path / "s.usda", kind)
+    assert FileStamp.of(scene) is None  # never read: a FIFO would block, /dev/zero never ends
+    with pytest.raises(DiagnosticError) as info:
+        UsdDocument(scene, AssetRoots(tmp_path), register=False)
+    assert info.value.diagnostics[0].code in ("usd-layer-unreadable", "asset-escape-link")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "junk", "folder", "device", "deep"])
+def test_an_unreadable_sweep_file_is_a_sweep_error(tmp_path, kind):
+    from luncosim_core.batch.spec import SweepError, load_sweep
+
+    path = tmp_path / "sweep.toml"
+    if kind == "deep":
+        path.write_text("a = " + "[" * 100_000, encoding="utf-8")
+    else:
+        make(path, kind)
+    with pytest.raises(SweepError) as info:
+        load_sweep(path)
+    says = {**SAYS, "deep": "nested too deeply"}[kind]
+    assert says in str(info.value) and "sweep.toml" in str(info.value)
+    if kind == "junk":
+        assert "line 1" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "junk"])
+def test_an_unreadable_verdict_script_is_a_sweep_error(tmp_path, kind):
+    from luncosim_core.batch.spec import SweepError, load_sweep
+
+    make(tmp_path / "verdict.rhai", kind)
+    (tmp_path / "s.usda").write_text('#usda 1.0\ndef Xform "W" {}\n', encoding="utf-8")
+    path = tmp_path / "sweep.toml"
+    path.write_text('scene = "s.usda"\nverdict = "verdict.rhai"\n[[parameter]]\nport = "/W.x"\nvalues = [1]\n',
+                    encoding="utf-8")
+    with pytest.raises(SweepError) as info:
+        load_sweep(path)
+    assert SAYS[kind] in str(info.value) and "verdict" in str(info.value)

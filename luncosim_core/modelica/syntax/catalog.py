@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.modelica.syntax.ops import KEYWORDS
 from luncosim_core.modelica.syntax.parser import ParseError, parse
 
@@ -87,9 +88,12 @@ def read_root(root: Path, source: str, only: tuple[str, ...] = ()) -> Catalog:
         if only and rel.parts[0].removesuffix(".mo") not in only:
             continue
         try:
-            sd = parse(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ParseError) as exc:
-            problems.append(f"{path}: {exc}")
+            sd = parse(read_text_limited(path, "Modelica source"))
+        except UnreadableFile as exc:  # the message names the file (and the line of a bad byte)
+            problems.append(str(exc))
+            continue
+        except (OSError, ParseError, RecursionError) as exc:
+            problems.append(f"{path}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc or 'nested too deeply'}")
             continue
         if not sd.within:  # a loose file or a top-level package: the folder holding it is a library root
             home = path.parent.parent if path.name == "package.mo" else path.parent

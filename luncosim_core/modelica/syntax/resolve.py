@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from luncosim_core.fsutil import UnreadableFile, read_text_limited
 from luncosim_core.modelica.syntax.parser import ParseError, parse
 from luncosim_core.modelica.syntax.tree import ClassDef, Component, StoredDefinition
 
@@ -79,8 +80,8 @@ class Library:
     def _load(self, path: Path) -> StoredDefinition | None:
         if path not in self._files:
             try:
-                sd = parse(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ParseError):
+                sd = parse(read_text_limited(path, "Modelica source"))
+            except (OSError, UnreadableFile, ParseError, RecursionError):  # not found by name; the compiler says why
                 sd = None
             self._files[path] = sd
             if sd is not None:
