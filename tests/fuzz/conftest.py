@@ -65,22 +65,52 @@ def usd_child(tmp_path_factory):
     child.close()
 
 
+def state() -> dict:
+    """This process's outcomes as plain data (what an xdist worker hands the controller)."""
+    return {"times": dict(TIMES), "slowest": dict(SLOWEST), "peak_mb": dict(PEAK_MB),
+            "outcomes": {t: dict(c) for t, c in OUTCOMES.items()}}
+
+
+def pytest_sessionfinish(session):
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None and OUTCOMES:  # an xdist worker: the controller writes the summary
+        out["luncosim_fuzz"] = json.dumps(state())
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
-    if not OUTCOMES:
-        return
+    if OUTCOMES and getattr(config, "workeroutput", None) is None:
+        write_summary(terminalreporter, [state()])
+
+
+def write_summary(terminalreporter, states: list[dict]) -> None:
+    """The "fuzz outcomes" section over one or more processes' outcomes; also appended to
+    ``LUNCOSIM_FUZZ_LOG`` when set."""
+    outcomes: dict[str, Counter] = defaultdict(Counter)
+    times: dict[str, float] = defaultdict(float)
+    slowest: dict[str, float] = defaultdict(float)
+    peak: dict[str, float] = defaultdict(float)
+    for st in states:
+        for t, c in st["outcomes"].items():
+            outcomes[t].update(c)
+        for t, v in st["times"].items():
+            times[t] += v
+        for t, v in st["slowest"].items():
+            slowest[t] = max(slowest[t], v)
+        for t, v in st["peak_mb"].items():
+            peak[t] = max(peak[t], v)
     mode = f"{SECONDS:g} s per target, random" if SECONDS > 0 else "CI: fixed, derandomized"
     terminalreporter.section(f"fuzz outcomes ({mode})")
     total = 0
-    for target, counts in sorted(OUTCOMES.items()):
+    for target, counts in sorted(outcomes.items()):
         n = sum(counts.values())
         total += n if "→" not in target else 0
         parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        took = f" in {TIMES[target]:.1f} s, slowest {SLOWEST[target]:.2f} s" if target in TIMES else ""
-        took += f", peak {PEAK_MB[target]:,.0f} MB" if target in PEAK_MB else ""
+        took = f" in {times[target]:.1f} s, slowest {slowest[target]:.2f} s" if target in times else ""
+        took += f", peak {peak[target]:,.0f} MB" if target in peak else ""
         terminalreporter.write_line(f"{target}: {n} inputs{took} ({parts})")
     terminalreporter.write_line(f"total: {total} inputs")
     log = os.environ.get("LUNCOSIM_FUZZ_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"seconds_per_target": SECONDS, "times": dict(TIMES), "slowest": dict(SLOWEST), "peak_mb": dict(PEAK_MB),
-                                "outcomes": {t: dict(c) for t, c in OUTCOMES.items()}}) + "\n")
+            f.write(json.dumps({"seconds_per_target": SECONDS, "times": dict(times), "slowest": dict(slowest),
+                                "peak_mb": dict(peak), "outcomes": {t: dict(c) for t, c in outcomes.items()}}) + "\n")

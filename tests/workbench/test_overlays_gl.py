@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,14 @@ def paused(qtbot, tmp_path):
     qtbot.waitUntil(w.simulation_ready, timeout=60000)
     w.bridge.step(20)
     qtbot.waitUntil(lambda: w.bridge.latest.tick == 20, timeout=60000)
-    qtbot.wait(100)
+    seen = [w.bridge.frames, time.monotonic()]
+
+    def settled() -> bool:  # no frame for 0.3 s: the paused simulation has said all it will
+        if w.bridge.frames != seen[0]:
+            seen[:] = [w.bridge.frames, time.monotonic()]
+        return time.monotonic() - seen[1] >= 0.3
+
+    qtbot.waitUntil(settled, timeout=30000)
     yield w
     w.close()
 
