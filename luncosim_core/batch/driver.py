@@ -48,6 +48,7 @@ def open_client(*, workers: int, scheduler: str | None, connect_timeout_s: float
     dask.config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "60s",
                      "distributed.scheduler.allowed-failures": ALLOWED_WORKER_FAILURES})
     if scheduler:
+        _reachable(scheduler, connect_timeout_s)
         try:
             return Client(scheduler, timeout=f"{connect_timeout_s}s")
         except (OSError, TimeoutError) as exc:
@@ -61,6 +62,27 @@ def open_client(*, workers: int, scheduler: str | None, connect_timeout_s: float
     except Exception as exc:  # ports, permissions, a broken install: say so instead of a traceback
         raise ClusterError(f"cannot start a local Dask cluster: {exc}") from None
     return Client(cluster)
+
+
+def _reachable(scheduler: str, timeout_s: float) -> None:
+    """Refuse at once a ``tcp://`` scheduler nothing listens at (Dask itself would retry until its
+    timeout); other schemes and bad addresses are left to Dask's own checks."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(scheduler)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return
+    if not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc.strerror or exc}") from None
 
 
 def dashboard_address(client) -> str:

@@ -113,15 +113,23 @@ port = "/Yard/Sled.position_x"
                 p.kill()
 
 
-def test_bad_invocations_exit_2_with_a_reason(sled_dir, tmp_path):
-    assert batch("--out", str(tmp_path)).returncode == 2
-    run = batch("--scenes", str(sled_dir / "nothing-*.usda"), "--out", str(tmp_path))
-    assert run.returncode == 2 and "matches no file" in run.stderr
-    run = batch("--scenes", str(sled_dir / "sled.usda"), "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path))
-    assert run.returncode == 2 and "cannot reach the Dask scheduler" in run.stderr
+def test_bad_invocations_exit_2_with_a_reason(sled_dir, tmp_path, capsys):
+    from luncosim_core.cli import main
+
+    def run(*args: str) -> tuple[int, str]:
+        code = main(["batch", "--no-progress", *args])
+        return code, capsys.readouterr().err
+
+    assert run("--out", str(tmp_path))[0] == 2  # neither --scenes nor --sweep
+    code, err = run("--scenes", str(sled_dir / "nothing-*.usda"), "--out", str(tmp_path))
+    assert code == 2 and "matches no file" in err
+    started = time.monotonic()
+    code, err = run("--scenes", str(sled_dir / "sled.usda"), "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path))
+    assert code == 2 and "cannot reach the Dask scheduler" in err
+    assert time.monotonic() - started < 5  # refused at once, not after Dask's connect timeout
     for address in ("notanaddress", "http://127.0.0.1:9"):
-        run = batch("--scenes", str(sled_dir / "sled.usda"), "--scheduler", address, "--out", str(tmp_path))
-        assert run.returncode == 2 and "is not a Dask scheduler address" in run.stderr, run.stderr
+        code, err = run("--scenes", str(sled_dir / "sled.usda"), "--scheduler", address, "--out", str(tmp_path))
+        assert code == 2 and "is not a Dask scheduler address" in err, err
 
 
 def test_a_dask_worker_that_dies_gets_its_task_run_once_more_then_crashed(sled_dir, tmp_path):
@@ -154,6 +162,11 @@ def test_a_run_past_the_memory_limit_is_crashed_and_says_so(sled_dir, tmp_path):
 
 
 @pytest.mark.parametrize("bad", [["--workers", "0"], ["--timeout-s", "0"], ["--timeout-s", "nan"]])
-def test_bad_numbers_exit_2(sled_dir, tmp_path, bad):
-    run = batch("--scenes", str(sled_dir / "sled.usda"), "--out", str(tmp_path), *bad)
-    assert run.returncode == 2 and "luncosim batch:" in run.stderr
+def test_bad_numbers_exit_2(sled_dir, tmp_path, bad, capsys):
+    from luncosim_core.cli import main
+
+    try:
+        code = main(["batch", "--no-progress", "--scenes", str(sled_dir / "sled.usda"), "--out", str(tmp_path), *bad])
+    except SystemExit as exc:  # argparse's own refusal
+        code = exc.code
+    assert code == 2 and "luncosim batch" in capsys.readouterr().err
