@@ -82,12 +82,39 @@ def _read_here(path: str) -> str | None:
             layer = Sdf.Layer.OpenAsAnonymous(path)
             if layer is not None:
                 layer.ExportToString()
+                bad = _undecodable(layer)
+                if bad:
+                    return bad
             trap.Clear()
     except Tf.ErrorException as exc:
         text = " ".join(tf_error_text(exc).split())
         start = text.find("Corrupt asset")
         return text[start:start + 300] if start >= 0 else text[-300:]
     return None if layer is not None else "USD cannot open it"
+
+
+def _undecodable(layer) -> str | None:
+    """A field whose string is not UTF-8 text (the export escapes such bytes, but reading the field
+    from Python raises): every field of every spec is read once, as the readers will."""
+    from pxr import Sdf
+
+    found: list[str] = []
+
+    def visit(path) -> None:
+        if found:
+            return
+        spec = layer.GetObjectAtPath(path)
+        if spec is None:
+            return
+        for key in spec.ListInfoKeys():
+            try:
+                spec.GetInfo(key)
+            except UnicodeDecodeError:
+                found.append(f"{path} {key}: a string that is not UTF-8 text (a corrupt binary file?)")
+                return
+
+    layer.Traverse(Sdf.Path.absoluteRootPath, visit)
+    return found[0] if found else None
 
 
 if __name__ == "__main__":
