@@ -157,6 +157,15 @@ def _finish(front: FrontResult, dae: dict, storage: dict, files: dict, at: objec
     except Exception as exc:  # noqa: BLE001 - an IR shape this translator does not know
         return CompiledModel(False, (_error("modelica.unsupported", f"cannot translate the DAE: {exc!r}", layer),), **base)
     system, reductions = reduce_index(system)  # simple high-index DAEs -> index 1 (dummy derivatives)
+    switched = _switch_reading_a_derivative(system)
+    if switched is not None:
+        source, span = switched
+        file, line, col = layer, None, None
+        if span is not None and source in files:
+            file, line, col = at({"span": {"source": source, "start": span[0]}})
+        return CompiledModel(False, (_error(
+            "modelica.unsupported.der-in-switch", "a relation or a min/max/abs/sign switch reads der(...): "
+            "not supported yet; compare the expression der(x) equals instead", file, line, col),), **base)
     try:
         numerics = build_numerics(system)
         starts = numerics.default_starts()
@@ -183,3 +192,19 @@ def _finish(front: FrontResult, dae: dict, storage: dict, files: dict, at: objec
                              source="modelica", data={"state": r.state}) for r in reductions)
     return CompiledModel(True, notes, interface=interface, system=system,
                          numerics=numerics, structural_parameters=structural, **base)
+
+
+def _switch_reading_a_derivative(system) -> tuple | None:
+    """The (source, span) of the first relation or kink whose expression reads a derivative (the
+    event machinery evaluates them from states, inputs and algebraics only), else None."""
+    import casadi as ca
+
+    if not system.xdot.numel():
+        return None
+    for r in system.relations:
+        if ca.depends_on(r.literal, system.xdot) or ca.depends_on(r.crossing, system.xdot):
+            return r.span
+    for k in system.kinks:
+        if ca.depends_on(k.a, system.xdot) or ca.depends_on(k.b, system.xdot):
+            return k.span
+    return None

@@ -150,3 +150,16 @@ def test_an_unconnected_component_is_still_reported_not_reduced(tmp_path):
     cm = compile_model(path)
     assert not cm.ok
     assert cm.diagnostics[0].code in ("modelica.unbalanced", "modelica.index")
+
+
+def test_a_switch_reading_a_derivative_is_refused_at_its_place(write_model):
+    """A relation over der(x) (found by the fuzz suite: it raised out of CasADi at the first step)
+    is a positioned compile diagnostic."""
+    from luncosim_core.modelica import compile_model
+
+    src = ("model SwitchOnRate\n  Real x(start = 0);\n  output Real y;\nequation\n  der(x) = time;\n"
+           "  y = if time < der(x) then 1 else 0;\nend SwitchOnRate;\n")
+    cm = compile_model(write_model("SwitchOnRate", src))
+    assert not cm.ok
+    (d,) = cm.diagnostics
+    assert d.code == "modelica.unsupported.der-in-switch" and d.line == 6 and "der(" in d.message

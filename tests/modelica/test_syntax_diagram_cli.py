@@ -14,6 +14,8 @@ from luncosim_core.cli import main
 from .conftest import LIBRARY
 
 pytest.importorskip("PySide6.QtWidgets")
+if not os.environ.get("DISPLAY"):  # no X server: the test application is offscreen (the renderer's own choice)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 @pytest.fixture(autouse=True)
