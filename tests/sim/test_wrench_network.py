@@ -4,8 +4,8 @@ geometry in their rigid body's frame (LunCoSim's lander RCS allocator)."""
 
 import pytest
 
-from luncosim_core.modelica.wrench_model import generate_wrench, read_wrench_network
 from luncosim_core.api.commands import ModelVariables
+from luncosim_core.modelica.wrench_model import generate_wrench, read_wrench_network
 from luncosim_core.sim.simulation import open_simulation
 from luncosim_core.twin.twin import open_path
 from luncosim_core.usd.compose import compose
