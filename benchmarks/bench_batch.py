@@ -63,6 +63,10 @@ def main() -> int:
     for r in rows:
         verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
     print(f"verdicts: {verdicts}; identical verdict and hash to the sequential run: {same}/{len(rows)}")
+    for a, b in zip(sequential, rows, strict=True):
+        if a["final_hash"] != b["final_hash"] or a["verdict"] != b["verdict"]:
+            print(f"  differs: {Path(a['scene']).name}: sequential {a['verdict']} {a['final_hash'][:12]} "
+                  f"ticks {a['ticks']}, batch {b['verdict']} {b['final_hash'][:12]} ticks {b['ticks']}")
     print(f"sequential (one process): {seq_wall:.1f} s")
     print(f"batch, {WORKERS} local workers: {batch_wall:.1f} s")
     print(f"speed-up batch/sequential: {seq_wall / batch_wall:.2f}x")

@@ -118,3 +118,8 @@ def ports_ready(window):
     """A predicate: the Ports panel has its port list."""
     ports = window.panels["ports"]
     return lambda: len(ports.model.ports) > 0
+
+
+def play_ready(window):
+    """A predicate: Play is enabled (the scene is built and its programs compiled)."""
+    return lambda: window.action("sim.play").isEnabled()

@@ -49,6 +49,16 @@ def _limit_memory() -> None:
 
 
 def _peak_mb() -> float:
+    """This process's peak resident memory (``VmHWM``).
+
+    Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries that high-water mark across
+    ``execve``, and ``subprocess`` starts the child with ``vfork``, so it would report the
+    pytest worker's own peak (gigabytes after a long run) as the child's.
+    """
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

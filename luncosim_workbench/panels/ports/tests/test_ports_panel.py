@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from luncosim_core.api import CausalTrace, ReadPorts
-from luncosim_workbench.testing import AXLE_FL, AXLES, CHASSIS_X, ports_ready, wait_future
+from luncosim_workbench.testing import AXLE_FL, AXLES, CHASSIS_X, play_ready, ports_ready, wait_future
 
 
 def test_play_makes_port_values_move(opened, qtbot):
@@ -12,6 +12,7 @@ def test_play_makes_port_values_move(opened, qtbot):
     for axle in AXLES:
         ports.write_port(f"/PracticeYard/RoverA/Joints/{axle}", "target_velocity", -4.0)
     opened.set_speed("max")
+    qtbot.waitUntil(play_ready(opened), timeout=60000)  # disabled while the programs compile
     opened.action("sim.play").trigger()
     qtbot.waitUntil(lambda: opened.bridge.latest is not None and opened.bridge.latest.tick > 60, timeout=15000)
     first = ports.model.value(AXLE_FL + ".angle")
