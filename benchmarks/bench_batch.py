@@ -33,6 +33,10 @@ def our_scenes(folder: Path) -> list[Path]:
     return [HERE.parent / "assets/twins/practice_yard/scenes/tests/drill_check.usda", *scenes]
 
 
+def scenes_of(tasks) -> list[str]:
+    return [Path(t.scene).name for t in tasks]
+
+
 def main() -> int:
     external = os.environ.get("LUNCOSIM_EXTERNAL_ASSETS")
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,10 +67,12 @@ def main() -> int:
     for r in rows:
         verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
     print(f"verdicts: {verdicts}; identical verdict and hash to the sequential run: {same}/{len(rows)}")
-    for a, b in zip(sequential, rows, strict=True):
+    for scene, a, b in zip(scenes_of(tasks), sequential, rows, strict=True):
         if a["final_hash"] != b["final_hash"] or a["verdict"] != b["verdict"]:
-            print(f"  differs: {Path(a['scene']).name}: sequential {a['verdict']} {a['final_hash'][:12]} "
-                  f"ticks {a['ticks']}, batch {b['verdict']} {b['final_hash'][:12]} ticks {b['ticks']}")
+            print(f"  differs: {scene}: sequential {a['verdict']} {str(a['final_hash'])[:12]} "
+                  f"ticks {a['ticks']}, batch {b['verdict']} {str(b['final_hash'])[:12]} ticks {b['ticks']}")
+    for scene, r in zip(scenes_of(tasks), rows, strict=True):
+        print(f"  {scene:<44} {r['verdict']:<10} ticks {r['ticks']:>6}  {r['reason'][:90]}")
     print(f"sequential (one process): {seq_wall:.1f} s")
     print(f"batch, {WORKERS} local workers: {batch_wall:.1f} s")
     print(f"speed-up batch/sequential: {seq_wall / batch_wall:.2f}x")

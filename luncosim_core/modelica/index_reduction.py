@@ -110,8 +110,20 @@ def _demote(system, j: int, g: ca.SX):
         elif dv.role == "state" and dv.offset > j:
             dv.offset -= 1
         variables.append(dv)
+    relations = [dataclasses.replace(r, literal=ca.substitute(r.literal, xdotj, dummy),
+                                     crossing=ca.substitute(r.crossing, xdotj, dummy)) for r in system.relations]
+    kinks = [dataclasses.replace(k, a=ca.substitute(k.a, xdotj, dummy), b=ca.substitute(k.b, xdotj, dummy))
+             for k in system.kinks]
+    pre = {}
+    if system.xpre.numel() == system.x.numel() and system.zpre.numel() == system.z.numel() and system.xpre.numel():
+        # the pre(.) symbols follow x and z
+        pre = {"xpre": system.xpre[keep] if keep else ca.SX(0, 1),
+               "zpre": ca.vertcat(system.zpre, system.xpre[j], ca.SX.sym(f"pre_der_{j}"))}
     return dataclasses.replace(
         system,
+        relations=relations,
+        kinks=kinks,
+        **pre,
         x=system.x[keep] if keep else ca.SX(0, 1),
         xdot=system.xdot[keep] if keep else ca.SX(0, 1),
         z=ca.vertcat(system.z, xj, dummy),

@@ -163,3 +163,19 @@ def test_a_switch_reading_a_derivative_is_refused_at_its_place(write_model):
     assert not cm.ok
     (d,) = cm.diagnostics
     assert d.code == "modelica.unsupported.der-in-switch" and d.line == 6 and "der(" in d.message
+
+
+def test_a_relation_over_a_demoted_derivative_runs(write_model):
+    """``y = if time < der(y) ...``: index reduction makes ``y`` an algebraic variable and its
+    derivative a dummy one; the relation reads the dummy (found by the fuzz suite: the relation
+    kept the removed der(y) symbol and the event function's pre(.) vectors kept the old sizes)."""
+    src = ("model RateSwitch\n  Real x(start = 0);\n  output Real y;\nequation\n  der(x) = time;\n"
+           "  y = (if time < der(y) then time else time);\nend RateSwitch;\n")
+    cm = compile_model(write_model("RateSwitch", src))
+    assert cm.ok, cm.diagnostics
+    assert any(d.code == "modelica.index-reduced" for d in cm.diagnostics)
+    part = ModelicaParticipant(cm, name="/RateSwitch")
+    for _ in range(30):
+        part.step()
+    assert part.outputs()["y"] == pytest.approx(part.time, abs=1e-9)
+    assert part.time > 0.4
