@@ -172,9 +172,8 @@ class Stepper:
         try:
             with CASADI_LOCK:
                 jac = self._num.state_jacobian()
-            A = np.asarray(jac(x, self.u, self.p, self.time, self._guess(), self.d, self.c),
-                           dtype=float)
-        except RuntimeError:  # Newton inside the Jacobian failed: no estimate
+            A = np.array(jac(x, self.u, self.p, self.time, self._guess(), self.d, self.c).full(), dtype=float)
+        except (RuntimeError, SystemError):  # Newton inside the Jacobian failed: no estimate
             return 0.0
         if not (A.size and np.all(np.isfinite(A))):
             return 0.0
