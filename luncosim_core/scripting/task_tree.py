@@ -224,9 +224,8 @@ def _truthy(v: Any) -> bool:
 class TaskDriver:
     """Holds the compiled tree of one scenario's ``this.task`` and ticks it."""
 
-    _ids = 0
-
     def __init__(self) -> None:
+        self._ids = 0  # this driver's own count: the marks are part of the state, so never process-wide
         self.spec_id: int | None = None
         self.tree: _Node | None = None
         self.done = False
@@ -239,9 +238,9 @@ class TaskDriver:
             return None
         if spec.get("__bt") != self.spec_id or self.tree is None:
             # mark the map (as LunCoSim does): a new ``this.task`` is a new tree
-            TaskDriver._ids += 1
-            spec["__bt"] = TaskDriver._ids
-            self.spec_id, self.done = TaskDriver._ids, False
+            self._ids += 1
+            spec["__bt"] = self._ids
+            self.spec_id, self.done = self._ids, False
             self.tree = compile_task(spec)
         if self.done:
             return None

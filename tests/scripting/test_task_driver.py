@@ -41,6 +41,20 @@ def test_a_task_tree_runs_its_leaves_in_order_and_reports_completion(make_scene,
     assert len(done) == 1 and done[0].source_path == "/World/Mission"
 
 
+def test_a_task_tree_scene_hashes_alike_when_run_twice_in_one_process(make_scene, sims):
+    """The tree's mark (``this.task.__bt``) is part of the scenario's state: it counts per driver,
+    so a second run in the same process (a sequential batch, the workbench reopening) hashes alike."""
+    scene = make_scene(GROUND_AND_BOX + scenario_prim("Mission", asset="m.rhai"), files={"m.rhai": TASK})
+    hashes = []
+    for _ in range(2):
+        sim = sims(scene)
+        sim.run(12)
+        (part,) = scenarios_of(sim)
+        assert part.this["task"]["__bt"] == 1
+        hashes.append(sim.state_hash())
+    assert hashes[0] == hashes[1]
+
+
 def test_a_bad_task_tree_faults_the_scenario_naming_the_node(make_scene, sims):
     bad = 'fn on_start(me) { this.task = #{ k: "sometimes", items: [] }; }'
     scene = make_scene(GROUND_AND_BOX + scenario_prim("Mission", asset="m.rhai"), files={"m.rhai": bad})
