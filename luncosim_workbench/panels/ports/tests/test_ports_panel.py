@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from luncosim_core.api import CausalTrace, ReadPorts
-from luncosim_workbench.testing import AXLE_FL, AXLES, CHASSIS_X, play_ready, ports_ready, wait_future
+from luncosim_workbench.testing import (
+    AXLE_FL,
+    AXLES,
+    CHASSIS_X,
+    play_ready,
+    ports_ready,
+    wait_future,
+)
 
 
 def test_play_makes_port_values_move(opened, qtbot):
