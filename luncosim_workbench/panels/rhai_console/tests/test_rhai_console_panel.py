@@ -49,8 +49,11 @@ def test_reads_by_default_and_writes_only_when_the_user_allows_them(opened, qtbo
     assert out[0].endswith("(writes)") and out[1] == "[4] = true   : bool"
     assert "ran at tick" in panel.hint.text()
     assert _steer(opened, qtbot) == 0.3
-    trace = wait_future(qtbot, opened.ctx.query(CausalTrace(ROVER))).value
-    assert trace["correlation_id"] == f"console:{panel.session}"  # traced to the console
+    # traced to the console (the running drill scenario writes RoverA's throttle meanwhile, so
+    # the newest write to RoverA may be the scenario's: ask for the console's)
+    trace = wait_future(qtbot, opened.ctx.query(CausalTrace(ROVER, f"console:{panel.session}"))).value
+    assert trace["correlation_id"] == f"console:{panel.session}"
+    assert trace["ports"]["steer"]["commanded"] == 0.3 and not trace["rejected"]
     opened.pause()
 
 
