@@ -349,16 +349,14 @@ def rhai_imports(text: str, file: Path, roots=None) -> dict[str, Path]:
     return out
 
 
-_FN_PARAMS = re.compile(r"^\s*(?:private\s+)?fn\s+(?:\w+\.)?(\w+)\s*\(([^)]*)\)", re.M)
 MAX_MODULES = 500
 
 
-def rhai_function_params(text: str) -> dict[str, str]:
-    """Function name -> its parameter list as written (``"x, y"``)."""
-    out: dict[str, str] = {}
-    for m in _FN_PARAMS.finditer(text):
-        out.setdefault(m.group(1), ", ".join(p.strip() for p in m.group(2).split(",") if p.strip()))
-    return out
+def rhai_function_param_list(text: str, name: str) -> str | None:
+    """The parameter list of the script's first function ``name`` as written, or None (one
+    search for that name: the signature tip after ``name(`` in a file of thousands of functions)."""
+    m = re.search(rf"^\s*(?:private\s+)?fn\s+(?:\w+\.)?{re.escape(name)}\s*\(([^)]*)\)", text, re.M)
+    return None if m is None else ", ".join(p.strip() for p in m.group(1).split(",") if p.strip())
 
 
 def rhai_modules(file: Path | None, roots=None) -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 from luncosim_core.language.modelica import definition
 from luncosim_core.language.outline import outline
 from luncosim_core.language.references import references
-from luncosim_core.language.rhai import rhai_function_params, rhai_modules
+from luncosim_core.language.rhai import rhai_function_param_list, rhai_modules
 from luncosim_core.language.snippets import MODELICA, RHAI, expand
 from luncosim_core.twin.roots import AssetRoots, repository_root
 
@@ -95,6 +95,8 @@ def test_references_to_a_class_a_component_and_a_rhai_function(twin):
 def test_import_completion_lists_modules_as_the_runtime_resolves_them(twin):
     mods = rhai_modules(twin / "scenarios" / "user.rhai", AssetRoots(twin))
     assert "scenarios/helpers" in mods and "scenarios/yard_drill" in mods and "scenarios/user" not in mods
-    assert rhai_function_params("fn a(x, y) { }\nprivate fn b() {}\n") == {"a": "x, y", "b": ""}
+    text = "fn a(x, y) { }\nprivate fn b() {}\nfn ab(z) {}\n"
+    assert (rhai_function_param_list(text, "a"), rhai_function_param_list(text, "b")) == ("x, y", "")
+    assert rhai_function_param_list(text, "ab") == "z" and rhai_function_param_list(text, "c") is None
     assert rhai_modules(None, None) == []
     assert isinstance(mods[0], str) and not Path(mods[0]).suffix

@@ -431,5 +431,19 @@ class CodeEditor(ScintillaEdit):
         start = self.positionFromLine(self.lineFromPosition(pos))
         return bytes(self.textRange(start, pos)).decode("utf-8", "replace")
 
+    def in_comment(self) -> bool:
+        """The caret is inside a comment: after a ``//`` on its line (outside a string), or just
+        after text the lexer styled as a comment (a block comment)."""
+        prefix = self.line_prefix()
+        quoted = False
+        for i, ch in enumerate(prefix):
+            if ch == '"' and (i == 0 or prefix[i - 1] != "\\"):
+                quoted = not quoted
+            elif not quoted and prefix.startswith("//", i):
+                return True
+        word = len(prefix) - len(prefix.rstrip("_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        before = self.currentPos() - word - 1
+        return before >= 0 and self.styleAt(before) in self._styles.get("comment", ())
+
 
 __all__ = ["CodeEditor", "Qt"]

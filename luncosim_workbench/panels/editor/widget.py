@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -48,7 +48,7 @@ from luncosim_core.language.modelica import definition as modelica_definition
 from luncosim_core.language.references import references
 from luncosim_core.language.rhai import (
     host_functions,
-    rhai_function_params,
+    rhai_function_param_list,
     rhai_functions,
     rhai_imports,
     rhai_modules,
@@ -67,6 +67,7 @@ from luncosim_workbench.plugins import PanelWidget
 UI_SWITCH_INTERVAL_S = 0.001  # the process's thread switch interval while an editor is open
 FAST_CHECK_DELAY_S = 0.1  # the debounce of the fast pass (it runs in a child: the UI does not pay for it)
 FULL_CHECK_PAUSE_S = 0.5  # a pause in typing this long runs the Modelica compiler's front end
+IMPLICIT_COMPLETIONS = 200  # entries at most in the list that pops up while typing (Ctrl+Space: all)
 _FAST_CODES = frozenset({"modelica.syntax", "check-failed"})  # what the fast pass says itself
 _IMPORT_OPEN = re.compile(r'\bimport\s*"[^"]*$')  # inside the string of an import
 RELOAD_CODES = {"modelica.reloaded": "reloaded into the running simulation",
@@ -242,6 +243,8 @@ class EditorPanel(PanelWidget):
             self.tabs.setTabToolTip(self.tabs.indexOf(editor), str(path))
             if doc.language == "modelica":
                 self._refresh_contracts()
+            elif doc.language == "rhai":  # gather the completion words once, now, not on the first keystroke
+                QTimer.singleShot(0, lambda: host_functions(self._roots()))
             self.engine.submit(str(path), doc.text, doc.revision, now=True)
         self.tabs.setCurrentWidget(editor)
         if line:
@@ -529,12 +532,18 @@ class EditorPanel(PanelWidget):
         if not explicit and not after_dot and prefix_text.count('"') % 2 == 0 and len(
                 _typed_tail(prefix_text, editor.doc.language)) < 2:
             return []  # nothing to offer yet: do not gather the words on every keystroke
+        if not explicit and editor.in_comment():
+            return []  # prose in a comment: no list popping up under every word
         words, typed = self.completions(editor)
         if not explicit and typed < 2 and not after_dot:
             return []
         prefix = editor.line_prefix().encode("utf-8")
         stem = prefix[len(prefix) - typed:].decode("utf-8", "replace").lower() if typed else ""
         shown = [w for w in words if w.lower().startswith(stem)] if stem else words
+        if not explicit and len(shown) > IMPLICIT_COMPLETIONS:
+            # a list popping up while typing stays short (Scintilla draws every entry it is given:
+            # thousands of a big script's functions cost a visible pause); Ctrl+Space shows all
+            shown = shown[:IMPLICIT_COMPLETIONS]
         if shown:
             editor.autoCShow(typed, " ".join(shown))
         return shown
@@ -561,7 +570,7 @@ class EditorPanel(PanelWidget):
         name = _typed_tail(prefix, "rhai")
         sig = next((f.signature for f in host_functions(self._roots()) if f.name == name), "")
         if not sig and name in self._script_names.get(str(editor.doc.path), ()):
-            params = rhai_function_params(editor.doc.text).get(name)
+            params = rhai_function_param_list(editor.doc.text, name)
             sig = f"{name}({params})" if params is not None else ""
         if sig:
             editor.callTipShow(editor.currentPos(), sig)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QInputMethodEvent, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
+from luncosim_workbench.panels.editor.widget import IMPLICIT_COMPLETIONS
 from luncosim_workbench.testing import wait_for
 
 SCENARIO = "scenarios/yard_drill.rhai"
@@ -73,6 +74,36 @@ def test_completion_offers_host_api_names_and_scene_ports(opened, twin_copy, qtb
     assert 'find("/PracticeYard/RoverA/Controller' in editor.doc.text
     qtbot.keyClicks(editor, '"), "thr')
     assert "throttle" in panel.complete(editor)  # a port name inside a get/set string
+
+
+def test_the_list_does_not_pop_up_in_comments_and_stays_short_while_typing(opened, twin_copy, qtbot, tmp_path):
+    panel = _editor_panel(opened)
+    editor = opened.open_location(str(twin_copy / SCENARIO))
+    _end_of_line(editor, 9)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "// the rover wo")
+    assert not editor.autoCActive()  # prose in a line comment
+    qtbot.keyClick(editor, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
+    assert editor.autoCActive()  # Ctrl+Space still asks
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, 'let s = "// not a comment"; wo')
+    assert editor.autoCActive()  # the // was inside a string
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    # a script of thousands of functions: the list that pops up while typing is capped, Ctrl+Space has them all
+    big = tmp_path / "many.rhai"
+    big.write_text("".join(f"fn helper_{i}(x) {{ x }}\n" for i in range(1500)) + "fn on_tick(me) {\n}\n")
+    editor = panel.open_file(big)
+    qtbot.waitUntil(lambda: len(panel._script_names.get(str(editor.doc.path), ())) >= 1500, timeout=15000)
+    editor.gotoPos(editor.lineEndPosition(1500))
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "he")
+    assert editor.autoCActive()
+    assert len(panel.complete(editor, explicit=False)) == IMPLICIT_COMPLETIONS
+    assert len([w for w in panel.complete(editor) if w.startswith("helper_")]) == 1500
+    qtbot.keyClicks(editor, "lper_149")
+    assert panel.complete(editor, explicit=False) == ["helper_149"] + [f"helper_149{d}" for d in range(10)]
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
 
 
 def test_f12_jumps_across_files(opened, twin_copy, qtbot):
