@@ -42,6 +42,7 @@ from superqt import QElidingLabel
 from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.sim.mirror import edit_command, touched_paths
+from luncosim_core.text.document import TextDocument
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
@@ -737,7 +738,8 @@ class MainWindow(QMainWindow):
 
         self.session.log(f"open {path}" + (f":{line}" if line else ""))
         editor = self.panels.get("editor")
-        if editor is not None and Path(path).suffix in (".mo", ".rhai") and Path(path).is_file():
+        if editor is not None and Path(path).suffix in (".mo", ".rhai") and (
+                Path(path).is_file() or isinstance(self.session.documents.get(path), TextDocument)):  # or inline
             self.docks["editor"].show()
             self.docks["editor"].raise_()
             return editor.open_file(path, line)

@@ -70,7 +70,7 @@ def program_diagnostics(stage, roots) -> list[Diagnostic]:
 # ------------------------------------------------------------------------------ Modelica
 def _modelica(prim, roots) -> list[Diagnostic]:
     from luncosim_core.fsutil import UnreadableFile, read_text_limited
-    from luncosim_core.modelica.program_outputs import program_source
+    from luncosim_core.usd.programs import program_source
 
     where = str(prim.GetPath())
     file, text = program_source(prim, roots)

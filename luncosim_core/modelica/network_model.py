@@ -25,7 +25,6 @@ from pxr import Usd
 
 from luncosim_core.diagnostics import Diagnostic
 from luncosim_core.fsutil import UnreadableFile, read_text_limited
-from luncosim_core.modelica.program_outputs import program_source
 from luncosim_core.modelica.source_text import guess_model_name
 from luncosim_core.usd.networks import (
     identifier,
@@ -33,6 +32,7 @@ from luncosim_core.usd.networks import (
     member_output_alias,
     path_identifier,
 )
+from luncosim_core.usd.programs import program_source
 
 
 @dataclass

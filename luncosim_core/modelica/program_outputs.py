@@ -13,44 +13,10 @@ import hashlib
 import threading
 from pathlib import Path
 
-from pxr import Sdf
-
-from luncosim_core.usd.programs import program_language
+from luncosim_core.usd.programs import program_language, program_source
 
 _CACHE: dict[tuple, frozenset[str] | None] = {}
 _LOCK = threading.Lock()
-
-
-def _asset_text(attr) -> str:
-    value = attr.Get()
-    return value.path if isinstance(value, Sdf.AssetPath) else str(value or "")
-
-
-def _anchor_of(attr) -> str | None:
-    for spec in attr.GetPropertyStack():
-        if spec.layer.realPath:
-            return spec.layer.realPath
-    return None
-
-
-def program_source(prim, roots) -> tuple[Path | None, str | None]:
-    """``(file, inline text)`` of a program prim's source; ``(None, None)`` when unresolvable."""
-    asset = prim.GetAttribute("info:sourceAsset")
-    if asset and asset.HasAuthoredValue():
-        authored = _asset_text(asset)
-        anchor = _anchor_of(asset)
-        if roots is not None:
-            check = roots.resolve_file(authored, anchor)
-            path = check.path if check.diagnostic is None else None
-        else:
-            path = Path(authored)
-            if not path.is_absolute() and anchor:
-                path = Path(anchor).parent / authored
-        return (path if path is not None and path.is_file() else None), None
-    code = prim.GetAttribute("info:sourceCode")
-    if code and code.HasAuthoredValue():
-        return None, str(code.Get())
-    return None, None
 
 
 def model_outputs(prim, roots) -> frozenset[str] | None:

@@ -9,6 +9,7 @@ explicit ``info:sourceCode:language`` wins for inline code. Parameters are autho
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from pxr import Sdf
@@ -74,3 +75,37 @@ def param_value(v: Any) -> Any:
     if hasattr(v, "path"):
         return v.path
     return str(v)
+
+
+def asset_text(attr) -> str:
+    """An asset attribute's authored text (an ``Sdf.AssetPath``'s path, or the value's string)."""
+    value = attr.Get()
+    return value.path if isinstance(value, Sdf.AssetPath) else str(value or "")
+
+
+def anchor_of(attr) -> str | None:
+    """The file of the strongest layer that authors ``attr`` (relative asset paths resolve from it)."""
+    for spec in attr.GetPropertyStack():
+        if spec.layer.realPath:
+            return spec.layer.realPath
+    return None
+
+
+def program_source(prim, roots) -> tuple[Path | None, str | None]:
+    """``(file, inline text)`` of a program prim's source; ``(None, None)`` when unresolvable."""
+    asset = prim.GetAttribute("info:sourceAsset")
+    if asset and asset.HasAuthoredValue():
+        authored = asset_text(asset)
+        anchor = anchor_of(asset)
+        if roots is not None:
+            check = roots.resolve_file(authored, anchor)
+            path = check.path if check.diagnostic is None else None
+        else:
+            path = Path(authored)
+            if not path.is_absolute() and anchor:
+                path = Path(anchor).parent / authored
+        return (path if path is not None and path.is_file() else None), None
+    code = prim.GetAttribute("info:sourceCode")
+    if code and code.HasAuthoredValue():
+        return None, str(code.Get())
+    return None, None

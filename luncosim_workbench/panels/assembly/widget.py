@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
+    QMenu,
     QSplitter,
     QToolButton,
     QTreeView,
@@ -29,6 +30,7 @@ from luncosim_workbench.context import PanelContext
 from luncosim_workbench.panels.assembly.asset_dialog import AddAssetDialog
 from luncosim_workbench.panels.assembly.inspector import PropertyInspector
 from luncosim_workbench.panels.assembly.prim_tree import PrimFilterProxy, PrimTreeModel
+from luncosim_workbench.panels.assembly.program_source import has_source, open_program_source
 from luncosim_workbench.plugins import PanelWidget
 
 
@@ -50,7 +52,9 @@ class AssemblyEditor(PanelWidget):
         bar.addWidget(self.filter, 1)
         self.tool_buttons: list[QToolButton] = []
         for icon, tip, slot in (("add", "Add a child prim", self.ask_add), ("remove", "Remove the selected prim", self.remove_selected),
-                                ("rename", "Rename the selected prim (F2)", self.ask_rename)):
+                                ("rename", "Rename the selected prim (F2)", self.ask_rename),
+                                ("open_source", "Open the selected program prim's source in the editor",
+                                 self.open_source)):
             b = QToolButton()
             b.setIcon(resources.icon(icon))
             b.setProperty("icon_name", icon)
@@ -72,6 +76,8 @@ class AssemblyEditor(PanelWidget):
         self.view.setColumnWidth(1, 90)
         self.view.setColumnWidth(2, 70)
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
         split.addWidget(self.view)
         self.inspector = PropertyInspector(ctx.notify, ctx.apply, check=self.port_value_problem,
                                            current_property=ctx.select_property)
@@ -110,6 +116,32 @@ class AssemblyEditor(PanelWidget):
         current = self.inspector.prim_path
         if current and any(current == p or current.startswith(p.rstrip("/") + "/") or p == "/" for p in paths):
             self.inspector.schedule_refresh()
+
+    # ------------------------------------------------------------------ program sources
+    def _selected_path(self) -> str:
+        return self.ctx.selection.current or ""
+
+    def open_source(self, path: str | None = None) -> bool:
+        """Open a program prim's source in the editor: its file, or its inline ``info:sourceCode``
+        as a document whose saves edit the scene. False (with the reason shown) when it has none."""
+        path = path or self._selected_path()
+        said = open_program_source(self.ctx, path)
+        self.ctx.notify(said)
+        return said.startswith("opened")
+
+    def _context_menu(self, pos) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            return
+        path = self.model.path_for_index(self.proxy.mapToSource(index))
+        prim = self.document.stage.GetPrimAtPath(path) if self.document is not None and path else None
+        menu = QMenu(self.view)
+        act = menu.addAction(resources.icon("open_source"), "Open source", lambda: self.open_source(path))
+        act.setEnabled(has_source(prim))
+        menu.addAction(resources.icon("rename"), "Rename…", self.ask_rename)
+        menu.addAction(resources.icon("remove"), "Remove", self.remove_selected)
+        self.context_menu = menu  # kept for tests
+        menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # ------------------------------------------------------------------ selection
     def _on_filter(self, text: str) -> None:
