@@ -43,6 +43,7 @@ from luncosim_core.api.snapshot import WorkbenchSnapshot
 from luncosim_core.diagnostics import DiagnosticError
 from luncosim_core.sim.mirror import edit_command, touched_paths
 from luncosim_core.text.document import TextDocument
+from luncosim_core.text.inline_source import InlineSourceDocument
 from luncosim_core.usd.document import ExternalChangeConflict
 from luncosim_workbench import gc_guard, resources
 from luncosim_workbench import layout as layouts
@@ -492,7 +493,7 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: str | Path, preview: str | Path | None = None) -> bool:
         """Open a twin folder, a scene or a preview; asks first when edits are unsaved."""
-        if not self.confirm_discard("opening another scene"):
+        if not self.confirm_inline_sources("opening another scene") or not self.confirm_discard("opening another scene"):
             return False
         old = self.session.document
         if old is not None:
@@ -727,7 +728,8 @@ class MainWindow(QMainWindow):
         return True
 
     def reload(self) -> None:
-        if self.session.document is None or not self.confirm_discard("reloading"):
+        if self.session.document is None or not self.confirm_inline_sources("reloading") or \
+                not self.confirm_discard("reloading"):
             return
         self.session.reload()
 
@@ -773,10 +775,27 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == "discard"
 
+    def confirm_inline_sources(self, why: str) -> bool:
+        """Open inline sources (``info:sourceCode``) with unsaved edits: save (into the scene, so
+        asked before the scene is), discard or cancel."""
+        for doc in list(self.session.documents):
+            if not isinstance(doc, InlineSourceDocument) or not doc.dirty:
+                continue
+            answer = self.ask_unsaved(f"{why} ({doc.prim_path}.info:sourceCode has unsaved edits)")
+            if answer == "cancel":
+                return False
+            if answer == "save":
+                try:
+                    doc.save(overwrite_external=True)
+                except DiagnosticError as exc:
+                    self.notify("; ".join(d.message for d in exc.diagnostics))
+                    return False
+        return True
+
     def confirm_text_documents(self, why: str) -> bool:
         """Every open text document (.mo, .rhai) with unsaved edits: save, discard or cancel."""
         for doc in list(self.session.documents):
-            if doc is self.session.document or not getattr(doc, "dirty", False):
+            if doc is self.session.document or isinstance(doc, InlineSourceDocument) or not getattr(doc, "dirty", False):
                 continue
             answer = self.ask_unsaved(f"{why} ({Path(doc.path).name} has unsaved edits)")
             if answer == "cancel":
@@ -790,7 +809,8 @@ class MainWindow(QMainWindow):
         return True
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        if not self.confirm_discard("closing") or not self.confirm_text_documents("closing"):
+        if not self.confirm_inline_sources("closing") or not self.confirm_discard("closing") or \
+                not self.confirm_text_documents("closing"):
             event.ignore()
             return
         try:

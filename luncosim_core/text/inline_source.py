@@ -33,12 +33,13 @@ class InlineSourceDocument(TextDocument):
     """``info:sourceCode`` of ``prim_path``: edited as text, saved through ``commit``."""
 
     def __init__(self, scene: str | Path, prim_path: str, language: str, *, read: Callable[[], str | None],
-                 commit: Callable[[str], None]) -> None:
+                 commit: Callable[[str], None], owner: object = None) -> None:
         text = read()
         if text is None:
             raise ValueError(f"{prim_path} has no info:sourceCode")
         super().__init__(inline_source_path(scene, prim_path, language), text=text)
         self.prim_path = prim_path
+        self.owner = owner  # the scene document it belongs to (its tab closes when that scene does)
         self._read, self._commit = read, commit
         self._synced = text  # the attribute's value when last read or written
 

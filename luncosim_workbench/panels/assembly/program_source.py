@@ -31,6 +31,9 @@ def open_program_source(ctx: PanelContext, prim_path: str) -> str:
     language = program_language(prim)
     name = inline_source_path(doc.path, prim_path, language)
     source = ctx.documents.get(name)
+    if source is not None and getattr(source, "owner", doc) is not doc:  # left from a scene since closed
+        ctx.documents.remove(source)
+        source = None
     if source is None:
         def read(_doc=doc, _path=prim_path) -> str | None:
             p = _doc.stage.GetPrimAtPath(_path)
@@ -40,7 +43,7 @@ def open_program_source(ctx: PanelContext, prim_path: str) -> str:
         def commit(text: str, _path=prim_path) -> None:
             ctx.apply(SetAttribute(path=_path, name="info:sourceCode", value=text, type_name="string"))
 
-        source = InlineSourceDocument(doc.path, prim_path, language, read=read, commit=commit)
+        source = InlineSourceDocument(doc.path, prim_path, language, read=read, commit=commit, owner=doc)
         ctx.documents.add(source)
     ctx.open_location(str(source.path))
     return f"opened {prim_path}.info:sourceCode (saving it edits the scene)"

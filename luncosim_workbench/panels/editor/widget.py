@@ -57,6 +57,7 @@ from luncosim_core.language.rhai import (
 from luncosim_core.language.snippets import expand as expand_snippet
 from luncosim_core.language.snippets import snippets
 from luncosim_core.text import DiagnosticsEngine, Splice, TextConflict, TextDocument
+from luncosim_core.text.inline_source import InlineSourceDocument
 from luncosim_workbench.context import PanelContext
 from luncosim_workbench.events import DiagnosticEvent
 from luncosim_workbench.panels.editor import find
@@ -87,6 +88,7 @@ class EditorPanel(PanelWidget):
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
+        ctx.documents.scene_replaced.connect(self._close_inline_sources_of_other_scenes)
         self.tabs.currentChanged.connect(lambda _i: self._show_outline())
         self.status = QLabel("Open a .mo or .rhai file (Twin Browser, Diagnostics, F12)")
         layout = QVBoxLayout(self)
@@ -274,13 +276,23 @@ class EditorPanel(PanelWidget):
             answer = self.ask_close(editor.doc.path.name)
             if answer == "cancel" or (answer == "save" and not self.save(editor)):
                 return False
-        self.tabs.removeTab(index)
+        self._drop_tab(editor)
+        return True
+
+    def _drop_tab(self, editor: CodeEditor) -> None:
+        self.tabs.removeTab(self.tabs.indexOf(editor))
         self.editors.pop(editor.doc.path, None)
         self.engine.forget(str(editor.doc.path))
         self.ctx.report_source_diagnostics(str(editor.doc.path), [])
         self.ctx.documents.remove(editor.doc)
         editor.deleteLater()
-        return True
+
+    def _close_inline_sources_of_other_scenes(self, scene) -> None:
+        """Another scene opened: the tabs of the old one's inline sources close (the window asked
+        about their unsaved edits before the scene was replaced)."""
+        for editor in list(self.editors.values()):
+            if isinstance(editor.doc, InlineSourceDocument) and editor.doc.owner is not scene:
+                self._drop_tab(editor)
 
     def _ask_close_dialog(self, name: str) -> str:
         box = QMessageBox(self)

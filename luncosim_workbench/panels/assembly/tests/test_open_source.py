@@ -87,3 +87,27 @@ def test_open_source_opens_a_program_file_and_is_off_for_other_prims(opened, qtb
     editor = opened.panels["editor"].current()
     assert not isinstance(editor.doc, InlineSourceDocument)
     assert editor.doc.path.name == "DriveController.mo" and editor.doc.path.is_file()
+
+
+def test_unsaved_inline_source_is_asked_about_first_and_closes_with_its_scene(opened, twin_copy, qtbot):
+    panel = opened.panels["assembly"]
+    assert panel.open_source(ODOMETER)
+    editor = opened.panels["editor"].current()
+    editor.gotoPos(editor.textLength())
+    qtbot.keyClicks(editor, "// a note")
+    asked = []
+
+    def ask(why):
+        asked.append(why)
+        return "save" if len(asked) == 1 else "discard"
+
+    opened.ask_unsaved = ask
+    assert opened.open_path(twin_copy)  # the same twin again: a new scene document
+    # the inline source first (its save edits the scene), then the scene it made dirty
+    assert asked[0] == f"opening another scene ({ODOMETER}.info:sourceCode has unsaved edits)"
+    assert len(asked) == 2 and asked[1] == "opening another scene"
+    assert not any(isinstance(d, InlineSourceDocument) for d in opened.session.documents)
+    assert not any(isinstance(e.doc, InlineSourceDocument) for e in opened.panels["editor"].editors.values())
+    assert panel.open_source(ODOMETER)  # reads the new scene's prim (the old edit was discarded with its scene)
+    again = opened.panels["editor"].current().doc
+    assert again.owner is opened.session.documents.scene and "// a note" not in again.text
