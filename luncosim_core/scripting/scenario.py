@@ -35,7 +35,7 @@ from luncosim_core.scripting.plan import DependencyPlan, resolve_plan
 from luncosim_core.scripting.rhai import AST, RhaiError, Scope
 from luncosim_core.scripting.runtime import ScenarioRuntime
 from luncosim_core.scripting.task_tree import TaskCtx, TaskDriver, TaskTreeError
-from luncosim_core.usd.programs import param_value, program_prims
+from luncosim_core.usd.programs import anchor_of, param_value, program_prims
 
 
 class Projection(Protocol):
@@ -397,7 +397,7 @@ def scenario_source(prim, roots) -> tuple[str | None, str, Path | None, list[Dia
                                              path=path, source="scenario")]
     file: Path | None = None
     if roots is not None:
-        check = roots.resolve_file(authored, _anchor_of(attr))
+        check = roots.resolve_file(authored, anchor_of(attr))
         if check.refused:
             d = check.diagnostic
             return None, authored, None, [Diagnostic(d.severity, d.code, f"{path} info:sourceAsset: {d.message}",
@@ -427,14 +427,6 @@ def read_source(file: Path, prim_path: str, what: str = "scenario source") -> tu
         message = str(exc) if isinstance(exc, UnreadableFile) else f"cannot read {file}: {exc.strerror or exc}"
         return None, Diagnostic("error", "scenario-source-unreadable", message, path=prim_path, layer=str(file),
                                 line=getattr(exc, "line", None), source="scenario")
-
-
-def _anchor_of(attr) -> str | None:
-    for spec in attr.GetPropertyStack():
-        layer = spec.layer
-        if layer is not None and layer.realPath:
-            return layer.realPath
-    return None
 
 
 def _source_kind(prim) -> str | None:

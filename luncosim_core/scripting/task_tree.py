@@ -15,6 +15,7 @@ or ``TASK_FAILED``. A tree that does not compile is a scenario error naming the 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,11 +37,12 @@ class TaskCtx:
     resolve: Callable[[Any], Any] = lambda src: src
 
 
-class _Node:
+class _Node(ABC):
+    @abstractmethod
     def tick(self, ctx: TaskCtx) -> str:
-        raise NotImplementedError
+        """SUCCESS, FAILURE or RUNNING for this tick."""
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         """Back to the first tick."""
 
 
@@ -72,7 +74,7 @@ class _Leaf(_Node):
             return SUCCESS if hit else RUNNING
         return SUCCESS
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         self.t0 = None
 
 
@@ -96,7 +98,7 @@ class _Sequence(_Node):
         self.reset()
         return SUCCESS if self.stop_on == FAILURE else FAILURE
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         self.current = 0
         for c in self.children:
             c.reset()
@@ -122,7 +124,7 @@ class _Parallel(_Node):
         self.reset()
         return outcome
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         self.latched = [RUNNING] * len(self.children)
         for c in self.children:
             c.reset()
@@ -151,7 +153,7 @@ class _Repeat(_Node):
         self.child.reset()
         return RUNNING
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         self.count = 0
         self.child.reset()
 
@@ -168,7 +170,7 @@ class _Decorator(_Node):
             return FAILURE if status == SUCCESS else SUCCESS
         return SUCCESS if self.kind == "force_ok" else FAILURE
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a leaf has nothing to reset; composites override it
         self.child.reset()
 
 

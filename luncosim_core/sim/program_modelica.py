@@ -24,11 +24,10 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from pxr import Sdf
-
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.surface import RIGID_BODY_INPUTS, is_rigid_body
+from luncosim_core.usd.programs import anchor_of, asset_text
 
 _EXECUTOR: ThreadPoolExecutor | None = None
 _CACHE: dict[tuple, Future] = {}
@@ -55,18 +54,6 @@ def compile_async(path: Path | None, text: str, library_roots: tuple[Path, ...])
             if len(_CACHE) > 256:
                 _CACHE.pop(next(iter(_CACHE)))
     return fut
-
-
-def _asset_text(attr) -> str:
-    value = attr.Get()
-    return value.path if isinstance(value, Sdf.AssetPath) else str(value or "")
-
-
-def _anchor_of(attr) -> str | None:
-    for spec in attr.GetPropertyStack():
-        if spec.layer.realPath:
-            return spec.layer.realPath
-    return None
 
 
 def _model_name(port: str) -> str:
@@ -150,15 +137,15 @@ class ModelicaProgram:
         code = prim.GetAttribute("info:sourceCode")
         asset = prim.GetAttribute("info:sourceAsset")
         if asset and asset.HasAuthoredValue():
-            authored = _asset_text(asset)
+            authored = asset_text(asset)
             roots = self.sim.roots
             if roots is None:
                 path = Path(authored)
                 if not path.is_absolute():
-                    anchor = _anchor_of(asset)
+                    anchor = anchor_of(asset)
                     path = Path(anchor).parent / authored if anchor else path
             else:
-                check = roots.resolve_file(authored, _anchor_of(asset))
+                check = roots.resolve_file(authored, anchor_of(asset))
                 if check.diagnostic is not None:
                     d = check.diagnostic
                     self._fail(d.code, d.message)

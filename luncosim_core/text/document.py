@@ -267,8 +267,13 @@ class TextDocument:
             raise TextConflict(Diagnostic("error", "text-unsaved-edits",
                                           f"{self.path} has unsaved edits; reload would lose them",
                                           layer=str(self.path), source="text"))
-        self._text = read_text_limited(self.path, "source file")
+        text = read_text_limited(self.path, "source file")
         self._disk = _stamp(self.path)
+        self._restart(text)
+
+    def _restart(self, text: str) -> None:
+        """Take ``text`` as the new clean content: a new revision, the journal restarts."""
+        self._text = text
         self._line_starts = None
         self.revision += 1
         self._entries.clear()

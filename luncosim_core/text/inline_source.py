@@ -72,14 +72,8 @@ class InlineSourceDocument(TextDocument):
         if text is None:
             raise TextConflict(Diagnostic("error", "text-source-gone", f"{self.prim_path} no longer has info:sourceCode",
                                           path=self.prim_path, source="text"))
-        self._text = self._synced = text
-        self._line_starts = None
-        self.revision += 1
-        self._entries.clear()
-        self._cursor = 0
-        self._serial += 1
-        self._saved_state = 0
-        self.reloaded.emit()
+        self._synced = text
+        self._restart(text)
 
     def __repr__(self) -> str:
         return f"InlineSourceDocument({self.prim_path}, dirty={self.dirty})"

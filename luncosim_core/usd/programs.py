@@ -86,8 +86,9 @@ def asset_text(attr) -> str:
 def anchor_of(attr) -> str | None:
     """The file of the strongest layer that authors ``attr`` (relative asset paths resolve from it)."""
     for spec in attr.GetPropertyStack():
-        if spec.layer.realPath:
-            return spec.layer.realPath
+        layer = spec.layer
+        if layer is not None and layer.realPath:
+            return layer.realPath
     return None
 
 
