@@ -265,3 +265,36 @@ def test_a_jointed_skid_rover_turns_like_its_raycast_twin(make_world):
         yaws.append(2 * math.atan2(q[2], q[0]))
     assert yaws[0] * yaws[1] > 0  # the same direction
     assert abs(yaws[1]) == pytest.approx(abs(yaws[0]), rel=0.5)
+
+
+def _on_grade(deg: float) -> str:
+    """ROVER on an ``deg`` grade whose fall line runs to +Z (behind it): gravity tilted, no
+    body damping, so the drive alone holds the rover against m g sin(deg)."""
+    t = math.radians(deg)
+    scene = ROVER.replace(LUNAR_SCENE, f"""
+def PhysicsScene "PhysicsScene"
+{{
+    vector3f physics:gravityDirection = (0, {-math.cos(t)!r}, {math.sin(t)!r})
+    float physics:gravityMagnitude = 1.62
+}}
+""")
+    return scene.replace("physxRigidBody:linearDamping = 0.5", "physxRigidBody:linearDamping = 0.0")
+
+
+@pytest.mark.parametrize("margin", [-0.03, 0.03])
+def test_a_rover_on_a_grade_holds_exactly_where_its_motor_curve_says(make_world, margin):
+    """The motor curve, the tyre and the grade balance where the arithmetic says: each of 4
+    wheels carries m g sin(grade) / 4 at radius r, so the throttle that holds the rover still is
+    d* = m g sin(grade) r / (4 x peak); above it the rover creeps uphill at r x max_omega x
+    (d - d*) less the tyre's slip, below it rolls back as fast. (A LunCoSim tutorial hangs on this
+    balance: its 952 kg rover stalls where its 532 kg design would climb.)"""
+    w = make_world(_on_grade(18.0))
+    weight_along = 1100.0 * 1.62 * math.sin(math.radians(18.0))
+    peak, max_omega, r = 1.5 * 200 * 0.85, 12.0, 0.4
+    d_star = weight_along * r / (4 * peak)
+    d = d_star + margin
+    _drive(w, d, d)
+    run(w, 900)
+    _, vel, _ = _pose(w)
+    slip = weight_along / 4 / 8000.0  # the tyre's grip always pushes uphill, so it always slips back
+    assert -vel[2] == pytest.approx(r * max_omega * margin - slip, rel=0.05)  # uphill is -Z
