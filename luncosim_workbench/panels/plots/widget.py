@@ -30,6 +30,7 @@ from luncosim_workbench import resources
 from luncosim_workbench.context import PanelContext, PlotPorts
 from luncosim_workbench.events import ResultsPlot
 from luncosim_workbench.mime import PORT_MIME
+from luncosim_workbench.panels.plots.grid import PlotGrid
 from luncosim_workbench.panels.plots.watch import WatchSamples, WatchSeries, is_watch_samples
 from luncosim_workbench.plugins import PanelWidget
 
@@ -66,7 +67,7 @@ class PlotsPanel(PanelWidget):
         layout.addLayout(bar)
         theme = resources.current_theme()
         self.plot = pg.PlotWidget(background=theme.plot_background)
-        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.grids = [PlotGrid(self.plot.getPlotItem())]
         self.plot.setLabel("bottom", "sim time", units="s")
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
@@ -76,7 +77,7 @@ class PlotsPanel(PanelWidget):
         self.plot.addItem(self.cursor, ignoreBounds=True)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse)
         self.results_plot = pg.PlotWidget(background=theme.plot_background)
-        self.results_plot.showGrid(x=True, y=True, alpha=0.3)
+        self.grids.append(PlotGrid(self.results_plot.getPlotItem()))
         self.results = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(PALETTE[1]))
         self.results_plot.addItem(self.results)
         self.results_plot.setVisible(False)  # until a panel publishes results
@@ -105,6 +106,8 @@ class PlotsPanel(PanelWidget):
                 ax = item.getAxis(axis)
                 ax.setPen(theme.plot_foreground)
                 ax.setTextPen(theme.plot_foreground)
+        for grid in self.grids:
+            grid.set_color(theme.plot_foreground)
         box = pg.mkColor(theme.plot_background)
         box.setAlpha(215)
         self.legend.setBrush(pg.mkBrush(box))

@@ -76,3 +76,23 @@ def test_the_legend_reads_in_both_themes(window, theme):
     assert box.name() == colours.plot_background and box.alpha() > 180
     light, dark = sorted((_luminance(colours.plot_foreground), _luminance(colours.plot_background)), reverse=True)
     assert (light + 0.05) / (dark + 0.05) >= 4.5  # WCAG AA contrast of the legend text on its box
+
+
+def test_the_grid_follows_the_axes_ticks_and_the_theme(window):
+    from luncosim_workbench import resources
+
+    plots = window.panels["plots"]
+    window.set_theme("dark")
+    plots.plot.setXRange(10.0, 30.0, padding=0)
+    plots.plot.setYRange(-1.0, 1.0, padding=0)
+    grid = plots.grids[0]
+    major = grid.lines()[0]
+    vertical = sorted(line.x1() for line in major if line.x1() == line.x2())
+    horizontal = sorted(line.y1() for line in major if line.y1() == line.y2())
+    assert vertical and all(10.0 <= x <= 30.0 for x in vertical)
+    assert horizontal and all(-1.0 <= y <= 1.0 for y in horizontal)
+    vb = plots.plot.getPlotItem().vb
+    ticks = plots.plot.getAxis("bottom").tickValues(10.0, 30.0, vb.width())[0][1]
+    assert vertical == sorted(ticks)
+    assert grid._pens[0].color().name() == resources.load_theme("dark").plot_foreground
+    assert grid.boundingRect().contains(20.0, 0.0)
