@@ -24,8 +24,10 @@ of the composed stage (:func:`stage_spec`).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import numpy as np
@@ -39,6 +41,8 @@ from luncosim_core.sim.mirror import flattened_text
 from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.events import DiagnosticEvent, LogLine
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
+
+log = logging.getLogger(__name__)
 
 MAX_PENDING_EVENTS = 10000
 FRAME_SHARE = 0.4  # frames may take this share of the UI thread's time ...
@@ -90,6 +94,9 @@ class SimBridge(QObject):
         self._frame_started = 0.0
         self._next_frame = 0.0  # no frame before this (perf_counter seconds): see _frame_done
         self.frame_cost = 0.0  # seconds the last frame took, its repaints included
+        self._consumers: list[Callable[[WorkbenchSnapshot], None]] = []  # see add_frame_consumer
+        self._stages: list[Callable[[WorkbenchSnapshot], None]] = []  # still to see the frame in delivery
+        self._staged: WorkbenchSnapshot | None = None
         self.timer = QTimer(self)
         self.timer.setInterval(max(1, int(1000.0 / frame_hz)))
         self.timer.timeout.connect(self._on_timer)
@@ -295,7 +302,8 @@ class SimBridge(QObject):
             snap = self._latest
             events, self._events = self._events, []
         self._emit_events(events)
-        if snap is None or snap is self._shown or (not force and time.perf_counter() < self._next_frame):
+        if snap is None or snap is self._shown or (not force and (self._staged is not None
+                                                                 or time.perf_counter() < self._next_frame)):
             return
         self._shown = snap
         self.frames += 1
@@ -306,7 +314,35 @@ class SimBridge(QObject):
         self.fps = float(len(self._fps_window))
         self._frame_started = now
         self.frame.emit(snap)
-        QTimer.singleShot(0, self._frame_done)  # runs once the frame's updates and repaints are done
+        if force:
+            for consumer in self._consumers:
+                consumer(snap)
+            QTimer.singleShot(0, self._frame_done)
+            return
+        self._stages, self._staged = list(self._consumers), snap
+        QTimer.singleShot(0, self._next_stage)
+
+    def add_frame_consumer(self, consumer: Callable[[WorkbenchSnapshot], None]) -> None:
+        """Give ``consumer`` (a panel's ``on_frame``) every frame, after ``frame``'s own slots.
+
+        Each consumer runs in its own event-loop turn, and its repaint happens before the next
+        one runs: a frame's updates are spread over several short turns instead of one long paint
+        of every panel at once, so input and timers keep being served while a frame is drawn.
+        (``flush`` delivers to all of them at once.)"""
+        self._consumers.append(consumer)
+
+    def _next_stage(self) -> None:
+        if not self._stages:
+            self._staged = None
+            self._frame_done()
+            return
+        consumer = self._stages.pop(0)
+        try:
+            consumer(self._staged)
+        except Exception:  # one panel's failure neither stops the others nor the frames
+            log.exception("a panel failed to show a frame")
+        finally:
+            QTimer.singleShot(0, self._next_stage)  # after this consumer's repaint (a posted event)
 
     def _frame_done(self) -> None:
         """Pace the frames to what they cost: drawing takes at most ``FRAME_SHARE`` of the UI

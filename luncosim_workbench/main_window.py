@@ -186,9 +186,12 @@ class MainWindow(QMainWindow):
         if spec.icon:
             dock.setWindowIcon(resources.icon(spec.icon))
         self.addDockWidget(AREAS[spec.area], dock)
-        handlers = {"frames": (self.ctx.frames, widget.on_frame), "events": (self.ctx.events, widget.on_events),
+        handlers = {"events": (self.ctx.events, widget.on_events),
                     "selection": (self.session.selection.changed, widget.on_selection)}
         for name in spec.subscribes:
+            if name == "frames":  # one panel per event-loop turn (see SimBridge.add_frame_consumer)
+                self.bridge.add_frame_consumer(widget.on_frame)
+                continue
             signal, slot = handlers[name]
             signal.connect(slot)
         self.docks[spec.id] = dock

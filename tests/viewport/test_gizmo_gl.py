@@ -61,7 +61,7 @@ def test_dragging_the_x_handle_is_one_undoable_snapped_move(window, qtbot):
     start = px[0] + 0.7 * (px[1] - px[0])
     per_m = np.linalg.norm(px[1] - px[0]) / length
     end = start + (px[1] - px[0]) / np.linalg.norm(px[1] - px[0]) * per_m * 1.1  # about 1.1 m along +X
-    native = vp.canvas.native
+    native = vp.surface
     cam_before = (vp.viewport.turntable.azimuth, vp.viewport.turntable.elevation, tuple(vp.viewport.turntable.center))
     QTest.mousePress(native, Qt.MouseButton.LeftButton, pos=QPoint(*map(int, start)))
     for k in range(1, 6):
@@ -104,7 +104,7 @@ def _drag(window, qtbot, start, end, steps=5):
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtTest import QTest
 
-    native = window.viewport.canvas.native
+    native = window.viewport.surface
     QTest.mousePress(native, Qt.MouseButton.LeftButton, pos=QPoint(*map(int, start)))
     for k in range(1, steps + 1):
         QTest.mouseMove(native, QPoint(*map(int, start + (end - start) * k / steps)))
@@ -120,7 +120,7 @@ def test_r_shows_scale_handles_and_a_drag_is_one_undoable_snapped_scale(window, 
     doc = window.session.document
     window.session.selection.set([MARKER])
     vp.viewport.set_camera({"eye": (10, 6, 12), "center": (10, 0.25, 0)})
-    QTest.keyClick(vp.canvas.native, Qt.Key.Key_R)
+    QTest.keyClick(vp.surface, Qt.Key.Key_R)
     assert vp.manip_mode == "scale"
     qtbot.wait(100)
     frame, length, lines = vp.manipulator_handles()
@@ -152,7 +152,7 @@ def test_scale_is_refused_on_a_rigid_body_with_a_status_message(window, qtbot):
     chassis = "/PracticeYard/RoverA/Chassis"
     window.session.selection.set([chassis])
     assert vp.manipulator_handles() is not None  # translate handles on a body
-    QTest.keyClick(vp.canvas.native, Qt.Key.Key_R)
+    QTest.keyClick(vp.surface, Qt.Key.Key_R)
     assert vp.manip_mode == "scale" and vp.manipulator_handles() is None
     assert window.statusBar().currentMessage() == \
         f"no scale handles on {chassis}: it is a rigid body (scale the shapes under it instead)"
@@ -160,5 +160,5 @@ def test_scale_is_refused_on_a_rigid_body_with_a_status_message(window, qtbot):
     assert _journal(doc) == [] and window.statusBar().currentMessage().startswith("not scaled: ")
     window.session.selection.set([MARKER])  # a prim that is no body gets its handles back
     assert vp.manipulator_handles() is not None
-    QTest.keyClick(vp.canvas.native, Qt.Key.Key_W)
+    QTest.keyClick(vp.surface, Qt.Key.Key_W)
     assert vp.manip_mode == "translate"

@@ -61,7 +61,7 @@ def test_click_emits_the_prim_under_the_cursor(widget, qtbot):
 
     with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
         QTest.mouseClick(
-            widget.canvas.native,
+            widget.surface,
             Qt.MouseButton.LeftButton,
             Qt.KeyboardModifier.NoModifier,
             _px(widget, (-2, 0, 0.5)),
@@ -69,7 +69,7 @@ def test_click_emits_the_prim_under_the_cursor(widget, qtbot):
     assert sig.args == ["/Red"]
     with qtbot.waitSignal(widget.primClicked, timeout=2000) as sig:
         QTest.mouseClick(
-            widget.canvas.native,
+            widget.surface,
             Qt.MouseButton.LeftButton,
             Qt.KeyboardModifier.NoModifier,
             _px(widget, (0, 0, 6)),
@@ -81,9 +81,9 @@ def test_hover_emits_path_and_sets_tooltip(widget, qtbot):
     from PySide6.QtTest import QTest
 
     with qtbot.waitSignal(widget.primHovered, timeout=2000) as sig:
-        QTest.mouseMove(widget.canvas.native, _px(widget, (2, 0, 0.5)))
+        QTest.mouseMove(widget.surface, _px(widget, (2, 0, 0.5)))
     assert sig.args == ["/Ball"]
-    assert widget.canvas.native.toolTip() == "/Ball"
+    assert widget.surface.toolTip() == "/Ball"
 
 
 def test_set_selection_highlights_in_the_widget(widget):
@@ -99,11 +99,11 @@ def test_f_frames_the_selection(widget, qtbot):
     from PySide6.QtTest import QTest
 
     widget.set_selection(["/Ball"])
-    QTest.keyClick(widget.canvas.native, Qt.Key.Key_F)
+    QTest.keyClick(widget.surface, Qt.Key.Key_F)
     assert np.allclose(widget.viewport.turntable.center, (2, 0, 0.5))
     far = widget.viewport.turntable.distance
     widget.set_selection([])
-    QTest.keyClick(widget.canvas.native, Qt.Key.Key_Home)
+    QTest.keyClick(widget.surface, Qt.Key.Key_Home)
     assert widget.viewport.turntable.distance > far  # fit-all frames the 12 m ground
 
 
@@ -111,9 +111,9 @@ def test_standard_views_and_fly_mode(widget, qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    QTest.keyClick(widget.canvas.native, Qt.Key.Key_7)
+    QTest.keyClick(widget.surface, Qt.Key.Key_7)
     assert widget.viewport.turntable.elevation == 90
-    QTest.keyClick(widget.canvas.native, Qt.Key.Key_C)
+    QTest.keyClick(widget.surface, Qt.Key.Key_C)
     assert widget.viewport.camera_mode == "fly"
     assert widget.viewport.view.camera is widget.viewport.fly
     widget.set_camera_mode("turntable")
@@ -136,7 +136,7 @@ def test_drag_orbits_instead_of_selecting(widget, qtbot):
 
     clicks = []
     widget.primClicked.connect(clicks.append)
-    native = widget.canvas.native
+    native = widget.surface
     azimuth = widget.viewport.turntable.azimuth
     start = _px(widget, (-2, 0, 0.5))
     QTest.mousePress(native, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
@@ -155,7 +155,7 @@ def test_fly_camera_moves_forward_with_w(widget, qtbot):
 
     widget.set_camera_mode("fly")
     start = np.array(widget.viewport.fly.center, float)
-    native = widget.canvas.native
+    native = widget.surface
     QTest.keyPress(native, Qt.Key.Key_W)
     qtbot.wait(150)
     QTest.keyRelease(native, Qt.Key.Key_W)
@@ -187,7 +187,7 @@ def Cube "Crate" { double size = 1
 """))
     cam = w.viewport.turntable
     w.viewport.set_view("iso", frame="keep")
-    QTest.keyClick(w.canvas.native, Qt.Key.Key_Home)
+    QTest.keyClick(w.surface, Qt.Key.Key_Home)
     assert np.allclose(cam.center, (32, 20, 0.5), atol=0.6)  # the rover and the crate, not (0, 0)
     home = cam.distance
     assert home < 20  # framing the ground took about 280

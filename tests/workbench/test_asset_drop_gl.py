@@ -71,7 +71,7 @@ def _drop(window, pos: QPointF, data: QMimeData) -> tuple[bool, bool]:
     """Drag ``data`` over the viewport and drop it at ``pos``: (entry accepted, drop accepted)."""
     from PySide6.QtWidgets import QApplication
 
-    native = window.viewport.canvas.native
+    native = window.viewport.surface
     actions = Qt.DropAction.CopyAction
     enter = QDragEnterEvent(QPoint(int(pos.x()), int(pos.y())), actions, data, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from luncosim_workbench.mime import ASSET_MIME  # a USD file path (the Twin Browser drags it)
 
+from .surface import ViewportSurface, direct_embedding
+
 if TYPE_CHECKING:
     from luncosim_core.physics.debug import DebugInfo
 
@@ -74,10 +76,14 @@ class ViewportWidget(QWidget):
         app = _ensure_pyside6_app()
         self.viewport = ViewportCanvas(app=app, size=size, show=False, keys=None)
         self.canvas = self.viewport.canvas
-        self.canvas.native.setParent(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.canvas.native)
+        if direct_embedding():
+            self.canvas.native.setParent(self)
+            self.surface: QWidget = self.canvas.native  # what the user sees and touches
+        else:
+            self.surface = ViewportSurface(self.canvas, self)
+        layout.addWidget(self.surface)
         self.canvas.native.setMouseTracking(True)
         self._press_pos: tuple[float, float] | None = None
         self._hovered = ""
@@ -102,9 +108,9 @@ class ViewportWidget(QWidget):
         ev.mouse_release.connect(self._on_release)
         ev.mouse_move.connect(self._on_move)
         ev.key_press.connect(self._on_key)
-        self.canvas.native.setAcceptDrops(True)
+        self.surface.setAcceptDrops(True)
         self._drops = _DropFilter(self)
-        self.canvas.native.installEventFilter(self._drops)
+        self.surface.installEventFilter(self._drops)
 
     @staticmethod
     def can_draw() -> bool:
@@ -357,7 +363,7 @@ class ViewportWidget(QWidget):
             return
         self._hovered = path
         self.primHovered.emit(path)
-        native = self.canvas.native
+        native = self.surface
         if path:
             QToolTip.showText(native.mapToGlobal(QPoint(int(x), int(y))), path, native)
             native.setToolTip(path)
@@ -385,7 +391,7 @@ class ViewportWidget(QWidget):
 
 
 class _DropFilter(QObject):
-    """Drag and drop on the canvas's native widget (vispy owns its event methods)."""
+    """Drag and drop on the viewport's surface."""
 
     def __init__(self, widget: ViewportWidget) -> None:
         super().__init__(widget)

@@ -271,7 +271,7 @@ def test_an_entry_dragged_onto_the_viewport_lands_where_it_is_dropped(gl_window,
     vc = w.viewport.viewport
     view = vc.model.stage_to_view @ np.r_[np.array([6.1, 0.0, 3.9]), 1.0]
     x, y = vc.project([view[:3]])[0]
-    native = w.viewport.canvas.native
+    native = w.viewport.surface
     enter = QDragEnterEvent(QPoint(int(x), int(y)), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(native, enter)
