@@ -194,3 +194,22 @@ def Cube "Crate" { double size = 1
     w.fit_scene()
     assert np.allclose(cam.center, (30, 20, 0.5), atol=0.6)
     assert cam.distance < home
+
+
+def test_the_surface_shows_the_canvas_frame_and_the_window_stays_raster(widget, qtbot):
+    """What the user sees is the canvas's own frame, read back at the surface's size (the red
+    cube where the camera puts it), and no OpenGL widget lives in the window: a GL child would
+    make every panel repaint compose the whole window through OpenGL."""
+    from PySide6.QtOpenGLWidgets import QOpenGLWidget
+
+    widget.canvas.update()
+    qtbot.waitUntil(lambda: widget.surface.frames > 0 and widget.surface.image.size() == widget.surface.size(),
+                    timeout=5000)
+    shown = widget.surface.grab().toImage()
+    x, y = _px(widget, (-2, 0, 0.5)).toTuple()
+    red = shown.pixelColor(x, y)
+    assert red.red() > 150 and red.green() < 80 and red.blue() < 80
+    assert widget.canvas.native.isHidden() is False and widget.canvas.native.window() is widget.canvas.native
+    assert not widget.findChildren(QOpenGLWidget)
+    widget.resize(320, 240)
+    qtbot.waitUntil(lambda: widget.canvas.native.size() == widget.surface.size(), timeout=5000)

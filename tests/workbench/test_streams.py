@@ -88,3 +88,38 @@ def test_a_source_location_opens_read_only_at_its_line(window, tmp_path):
     (tmp_path / "image.png").write_bytes(b"\x89PNG")
     assert not can_show(tmp_path / "image.png")  # not a source: the system's application opens it
     assert not can_show(tmp_path / "missing.rhai")
+
+
+def test_panels_get_a_frame_one_event_loop_turn_each_and_flush_delivers_at_once(opened, qtbot):
+    """A frame's panels run in turns: what the first one posts (its repaint, a timer) is served
+    before the next runs, so no single turn paints every panel. ``flush`` stays synchronous."""
+    from PySide6.QtCore import QTimer
+
+    bridge = opened.bridge
+    qtbot.waitUntil(lambda: bridge.latest is not None, timeout=15000)
+    turns: list[str] = []
+    first = {"served": False}
+
+    def a(_snap) -> None:
+        turns.append("a")
+        first["served"] = False
+        QTimer.singleShot(0, lambda: first.__setitem__("served", True))
+
+    def b(_snap) -> None:
+        turns.append("b" if first["served"] else "b-same-turn")
+
+    bridge.add_frame_consumer(a)
+    bridge.add_frame_consumer(b)
+    bridge.step(1)
+    qtbot.waitUntil(lambda: "b" in turns, timeout=30000)
+    assert "b-same-turn" not in turns
+    qtbot.waitUntil(lambda: bridge._staged is None, timeout=30000)
+    bridge.timer.stop()  # no paced frame now: only flush delivers
+    try:
+        n, tick = len(turns), bridge.latest.tick
+        bridge.step(1)
+        qtbot.waitUntil(lambda: bridge.latest.tick > tick, timeout=30000)
+        bridge.flush()
+        assert turns[n:] == ["a", "b-same-turn"]
+    finally:
+        bridge.timer.start()
