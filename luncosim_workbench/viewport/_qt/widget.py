@@ -1,4 +1,5 @@
-"""``ViewportWidget``: the Qt face of the 3D viewport (a vispy SceneCanvas on the pyside6 backend).
+"""``ViewportWidget``: the Qt face of the 3D viewport (a vispy SceneCanvas on the pyside6 backend,
+shown on a raster ``surface``: see ``surface.py``).
 
 Mouse: left-drag orbits, shift+left-drag or middle-drag pans, wheel zooms (turntable); a left
 click without dragging selects the prim under the cursor (``primClicked``; empty string when
