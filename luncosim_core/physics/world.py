@@ -170,29 +170,54 @@ class PhysicsWorld:
         self._check_escape()
 
     # ------------------------------------------------------------------ state
+    def _state_plan(self) -> tuple[list[tuple[int, bool, list[int]]], np.ndarray]:
+        """What ``_read_state`` asks pybullet for: per multibody (uid, has a body base, the link
+        indices that are bodies), and the body index of each row in that order."""
+        plan = getattr(self, "_plan", None)
+        if plan is None:
+            idx = self._index
+            steps, order = [], []
+            for uid, base, links in self._built.multibodies:
+                if base is not None:
+                    order.append(idx[base])
+                ks = [k for k, path in enumerate(links) if path is not None]  # knuckles are not bodies
+                order += [idx[links[k]] for k in ks]
+                steps.append((uid, base is not None, ks))
+            plan = self._plan = (steps, np.array(order, dtype=np.intp))
+        return plan
+
     def _read_state(self) -> None:
         cid = self._cid
         n = len(self.body_paths)
+        steps, order = self._state_plan()
+        pos: list = []
+        orn: list = []
+        lin: list = []
+        ang: list = []
+        for uid, has_base, ks in steps:
+            if has_base:
+                p, o = pb.getBasePositionAndOrientation(uid, physicsClientId=cid)
+                v, w = pb.getBaseVelocity(uid, physicsClientId=cid)
+                pos.append(p)
+                orn.append(o)
+                lin.append(v)
+                ang.append(w)
+            if ks:
+                for st in pb.getLinkStates(uid, ks, computeLinkVelocity=1, computeForwardKinematics=1,
+                                           physicsClientId=cid):
+                    pos.append(st[0])
+                    orn.append(st[1])
+                    lin.append(st[6])
+                    ang.append(st[7])
         ep = np.zeros((n, 3))
         eq = np.zeros((n, 4))
         ev = np.zeros((n, 3))
         ew = np.zeros((n, 3))
-        idx = self._index
-        for uid, base, links in self._built.multibodies:
-            if base is not None:
-                i = idx[base]
-                pos, orn = pb.getBasePositionAndOrientation(uid, physicsClientId=cid)
-                lin, ang = pb.getBaseVelocity(uid, physicsClientId=cid)
-                ep[i], eq[i], ev[i], ew[i] = pos, from_xyzw(orn), lin, ang
-            if links:
-                states = pb.getLinkStates(uid, list(range(len(links))), computeLinkVelocity=1,
-                                          computeForwardKinematics=1, physicsClientId=cid)
-                for k, path in enumerate(links):
-                    if path is None:  # a steering knuckle: not a body
-                        continue
-                    st = states[k]
-                    i = idx[path]
-                    ep[i], eq[i], ev[i], ew[i] = st[0], from_xyzw(st[1]), st[6], st[7]
+        if len(order):
+            ep[order] = pos
+            eq[order] = np.asarray(orn, dtype=float)[:, (3, 0, 1, 2)]  # pybullet's xyzw -> wxyz
+            ev[order] = lin
+            ew[order] = ang
         # body frame = inertial frame * com_frame^-1
         bq = _qmul_batch(eq, self._com_q * np.array([1.0, -1.0, -1.0, -1.0]))
         bp = ep - _qrot_batch(bq, self._com_p)
@@ -491,20 +516,28 @@ class PhysicsWorld:
         """
         if getattr(self, "_jtable_tick", None) == self.tick:
             return self._jtable
-        paths = tuple(p for p in sorted(self._joint_by_path)
-                      if self._joint_by_path[p].joint.kind in ("revolute", "prismatic"))
+        plan = getattr(self, "_jplan", None)
+        if plan is None:
+            paths = tuple(p for p in sorted(self._joint_by_path)
+                          if self._joint_by_path[p].joint.kind in ("revolute", "prismatic"))
+            by_uid: dict[int, list[tuple[int, JointRt]]] = {}
+            constraints = []
+            for k, path in enumerate(paths):
+                rt = self._joint_by_path[path]
+                if rt.is_link:
+                    by_uid.setdefault(rt.uid, []).append((k, rt))
+                else:
+                    constraints.append((k, rt))
+            groups = [(uid, [rt.link for _, rt in items], items) for uid, items in by_uid.items()]
+            plan = self._jplan = (paths, constraints, groups)
+        paths, constraints, groups = plan
         q = np.zeros(len(paths))
         qd = np.zeros(len(paths))
         effort = np.zeros(len(paths))
-        by_uid: dict[int, list[tuple[int, JointRt]]] = {}
-        for k, path in enumerate(paths):
-            rt = self._joint_by_path[path]
-            if rt.is_link:
-                by_uid.setdefault(rt.uid, []).append((k, rt))
-            else:
-                q[k], qd[k] = self._measure_constraint_joint(rt.joint)
-        for uid, items in by_uid.items():
-            states = pb.getJointStates(uid, [rt.link for _, rt in items], physicsClientId=self._cid)
+        for k, rt in constraints:
+            q[k], qd[k] = self._measure_constraint_joint(rt.joint)
+        for uid, links, items in groups:
+            states = pb.getJointStates(uid, links, physicsClientId=self._cid)
             for (k, rt), st in zip(items, states, strict=True):
                 q[k], qd[k] = st[0] * rt.sign, st[1] * rt.sign
                 if rt.mode in ("servo", "velocity"):
@@ -564,7 +597,9 @@ class PhysicsWorld:
         others: list[set[str]] = [set() for _ in range(n)]
         force = np.zeros(n)
         owner = self._built.owner_of
-        slot = {(b.uid, b.link): self._index[p] for p, b in self._built.bodies.items()}
+        slot = getattr(self, "_contact_slot", None)
+        if slot is None:
+            slot = self._contact_slot = {(b.uid, b.link): self._index[p] for p, b in self._built.bodies.items()}
         for cp in self._contact_points():
             if cp[8] > 1e-3 and cp[9] <= 0:
                 continue
