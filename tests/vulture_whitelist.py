@@ -4,7 +4,7 @@ this file to vulture; add a name here only with the reason it is used."""
 
 # ruff: noqa: F821, B018
 # Qt calls these overrides of its item models, views and widgets
-mimeTypes, supportedDropActions, filterAcceptsRow, dragEnterEvent, dragMoveEvent, headerData  # noqa
+mimeTypes, supportedDropActions, filterAcceptsRow, dragEnterEvent, dragMoveEvent, headerData, paintEvent  # noqa
 # Qt calls these overrides of QGraphicsItem and QGraphicsView (the diagram canvas)
 paint, hoverEnterEvent, hoverLeaveEvent, wheelEvent  # noqa
 # the simulation worker dispatches control messages to _on_<kind> handlers by name
