@@ -24,7 +24,6 @@ of the composed stage (:func:`stage_spec`).
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -41,8 +40,6 @@ from luncosim_core.sim.mirror import flattened_text
 from luncosim_core.usd.document import UsdDocument
 from luncosim_workbench.events import DiagnosticEvent, LogLine
 from luncosim_workbench.telemetry import DEFAULT_CAPACITY, TelemetryRing
-
-log = logging.getLogger(__name__)
 
 MAX_PENDING_EVENTS = 10000
 FRAME_SHARE = 0.4  # frames may take this share of the UI thread's time ...
@@ -315,6 +312,7 @@ class SimBridge(QObject):
         self._frame_started = now
         self.frame.emit(snap)
         if force:
+            self._stages = []  # a delivery in progress ends: nobody gets its older frame after this one
             for consumer in self._consumers:
                 consumer(snap)
             QTimer.singleShot(0, self._frame_done)
@@ -338,9 +336,7 @@ class SimBridge(QObject):
             return
         consumer = self._stages.pop(0)
         try:
-            consumer(self._staged)
-        except Exception:  # one panel's failure neither stops the others nor the frames
-            log.exception("a panel failed to show a frame")
+            consumer(self._staged)  # an exception is reported as a slot's is, and the frames go on
         finally:
             QTimer.singleShot(0, self._next_stage)  # after this consumer's repaint (a posted event)
 
