@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from viewport_helpers import write_stage
 
+from luncosim_workbench.viewport._qt.surface import direct_embedding
+
 pytestmark = [
     pytest.mark.gl,
     pytest.mark.skipif(
@@ -196,8 +198,7 @@ def Cube "Crate" { double size = 1
     assert cam.distance < home
 
 
-@pytest.mark.skipif(bool(os.environ.get("LUNCOSIM_VIEWPORT_DIRECT", "").strip("0")),
-                    reason="LUNCOSIM_VIEWPORT_DIRECT embeds the GL widget itself")
+@pytest.mark.skipif(direct_embedding(), reason="LUNCOSIM_VIEWPORT_DIRECT embeds the GL widget itself")
 def test_the_surface_shows_the_canvas_frame_and_the_window_stays_raster(widget, qtbot):
     """What the user sees is the canvas's own frame, read back at the surface's size (the red
     cube where the camera puts it), and no OpenGL widget lives in the window: a GL child would

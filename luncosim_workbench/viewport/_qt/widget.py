@@ -364,13 +364,13 @@ class ViewportWidget(QWidget):
             return
         self._hovered = path
         self.primHovered.emit(path)
-        native = self.surface
+        surface = self.surface
         if path:
-            QToolTip.showText(native.mapToGlobal(QPoint(int(x), int(y))), path, native)
-            native.setToolTip(path)
+            QToolTip.showText(surface.mapToGlobal(QPoint(int(x), int(y))), path, surface)
+            surface.setToolTip(path)
         else:
             QToolTip.hideText()
-            native.setToolTip("")
+            surface.setToolTip("")
 
     def _on_key(self, event) -> None:
         key = event.key.name if event.key is not None else ""
