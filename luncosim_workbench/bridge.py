@@ -139,6 +139,7 @@ class SimBridge(QObject):
         worker.faulted.disconnect(self._on_build_fault)
 
     def shutdown(self) -> None:
+        self._stages, self._staged = [], None  # a delivery in progress ends: its panels may be closing
         if self.worker is not None:
             self._detach(self.worker)
             self.worker.stop()
@@ -330,7 +331,8 @@ class SimBridge(QObject):
         self._consumers.append(consumer)
 
     def _next_stage(self) -> None:
-        if not self._stages:
+        if not self._stages or self._staged is None:
+            self._stages = []
             self._staged = None
             self._frame_done()
             return

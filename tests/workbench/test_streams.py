@@ -123,3 +123,18 @@ def test_panels_get_a_frame_one_event_loop_turn_each_and_flush_delivers_at_once(
         assert turns[n:] == ["a", "b-same-turn"]
     finally:
         bridge.timer.start()
+
+
+def test_a_frame_delivery_in_progress_reaches_no_panel_after_shutdown(opened, qtbot):
+    """Closing the window mid-delivery: the panels still waiting their turn are closing (their
+    items deleted), so the rest of that frame goes to nobody."""
+    bridge = opened.bridge
+    qtbot.waitUntil(lambda: bridge.latest is not None, timeout=15000)
+    qtbot.waitUntil(lambda: bridge._staged is None, timeout=30000)
+    got: list[str] = []
+    bridge.add_frame_consumer(lambda _snap: (got.append("a"), bridge.shutdown()))
+    bridge.add_frame_consumer(lambda _snap: got.append("b"))
+    bridge.step(1)
+    qtbot.waitUntil(lambda: "a" in got, timeout=30000)
+    qtbot.wait(100)
+    assert got == ["a"] and bridge._staged is None

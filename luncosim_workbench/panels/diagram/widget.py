@@ -887,3 +887,4 @@ class DiagramPanel(PanelWidget):
         self.ctx.documents.removed.disconnect(self._on_document_removed)
         self._detach()
         self.scene.clear()
+        self.graphics, self.nodes = {}, {}  # their items went with the scene
