@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 BODY_STATE_PORTS = ("acceleration_x", "acceleration_y", "acceleration_z", "acceleration_valid",
                     "quat_w", "quat_x", "quat_y", "quat_z", "yaw", "pitch", "roll", "speed", "state_valid")
+CONTACT_PORTS = ("contact", "contact_count", "contact_force")
+# the columns of PhysicsWorld.body_block(), one row per body: what a tick reads back into ports
+BODY_BLOCK = (*(f"position_{a}" for a in "xyz"), *(f"orientation_{a}" for a in "wxyz"),
+              *(f"velocity_{a}" for a in "xyz"), *(f"angvel_{a}" for a in "xyz"), *BODY_STATE_PORTS, *CONTACT_PORTS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,7 +88,7 @@ class Sensors:
         self._acc: np.ndarray | None = None
         self._valid = 0.0
         self._state: tuple[np.ndarray, np.ndarray] | None = None  # (lin, orn) of the last sample
-        self._table: dict[str, np.ndarray] | None = None
+        self._block: np.ndarray | None = None  # (n, len(BODY_STATE)) of the last sample, built on demand
 
     def sample(self, world, tick_dt: float) -> None:
         """Record this tick (the acceleration needs every tick); the columns are derived lazily."""
@@ -97,31 +97,31 @@ class Sensors:
         self._valid = 0.0 if self._prev_lin is None else 1.0
         self._prev_lin = lin.copy()
         self._state = (lin, orn)
-        self._table = None
+        self._block = None
         if self.rays:
             self._cast(world)
 
     @property
     def table(self) -> dict[str, np.ndarray]:
         """``BODY_STATE`` columns (one entry per body, in ``body_paths`` order) of the last sample."""
-        if self._table is None:
-            self._table = self._columns()
-        return self._table
+        block = self.block()
+        return {name: block[:, k] for k, name in enumerate(BODY_STATE)}
 
-    def _columns(self) -> dict[str, np.ndarray]:
-        lin, orn = self._state if self._state is not None else (np.zeros((0, 3)), np.zeros((0, 4)))
-        acc = self._acc if self._acc is not None else np.zeros_like(lin)
-        n = len(lin)
-        eul = _euler_yxz_batch(orn)
-        t: dict[str, np.ndarray] = {}
-        t["acceleration_x"], t["acceleration_y"], t["acceleration_z"] = acc[:, 0], acc[:, 1], acc[:, 2]
-        t["acceleration_valid"] = np.full(n, self._valid)
-        for k, ax in enumerate("wxyz"):
-            t[f"quat_{ax}"] = orn[:, k]
-        t["yaw"], t["pitch"], t["roll"] = eul[:, 0], eul[:, 1], eul[:, 2]
-        t["speed"] = np.linalg.norm(lin, axis=1) if n else np.zeros(0)
-        t["state_valid"] = np.ones(n)
-        return t
+    def block(self) -> np.ndarray:
+        """The last sample's ``BODY_STATE`` values as one read-only (bodies, columns) array,
+        columns in ``BODY_STATE`` order (computed once per sample)."""
+        if self._block is None:
+            lin, orn = self._state if self._state is not None else (np.zeros((0, 3)), np.zeros((0, 4)))
+            out = np.empty((len(lin), len(BODY_STATE)))
+            out[:, 0:3] = self._acc if self._acc is not None else 0.0
+            out[:, 3] = self._valid
+            out[:, 4:8] = orn
+            out[:, 8:11] = _euler_yxz_batch(orn)
+            out[:, 11] = np.sqrt(np.add.reduce(lin * lin, axis=1))  # as np.linalg.norm computes it
+            out[:, 12] = 1.0
+            out.flags.writeable = False
+            self._block = out
+        return self._block
 
     def _cast(self, world) -> None:
         starts, ends = [], []

@@ -24,6 +24,7 @@ from .model import Joint
 from .ports import PortSpec, body_port_specs, joint_port_specs
 from .reader import StageReader, diag
 from .sensors import BODY_STATE, RAY_OUTPUTS, Sensors, read_ray_sensors
+from .state_readback import BodyStateReader
 from .triggers import ZoneSensor, read_trigger_zones
 from .vehicles import VehicleRuntime, read_vehicles
 
@@ -61,33 +62,6 @@ class _Attachment:
 
 TETHER_FREQ_HZ = 20.0  # natural frequency of the distance-joint spring
 TETHER_ZETA = 1.0
-
-
-def _qmul_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = a.T
-    bw, bx, by, bz = b.T
-    return np.stack([
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ], axis=1)
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (n,3) arrays (np.cross is slow for small arrays)."""
-    out = np.empty_like(a)
-    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
-    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
-    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    return out
-
-
-def _qrot_batch(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    w = q[:, :1]
-    u = q[:, 1:]
-    t = 2.0 * _cross(u, v)
-    return v + w * t + _cross(u, t)
 
 
 class PhysicsWorld:
@@ -170,11 +144,11 @@ class PhysicsWorld:
         self._check_escape()
 
     # ------------------------------------------------------------------ state
-    def _state_plan(self) -> tuple[list[tuple[int, bool, list[int]]], np.ndarray]:
+    def _state_reader(self) -> BodyStateReader:
         """What ``_read_state`` asks pybullet for: per multibody (uid, has a body base, the link
-        indices that are bodies), and the body index of each row in that order."""
-        plan = getattr(self, "_plan", None)
-        if plan is None:
+        indices that are bodies), the body index of each row in that order, the COM frames."""
+        reader = getattr(self, "_reader", None)
+        if reader is None:
             idx = self._index
             steps, order = [], []
             for uid, base, links in self._built.multibodies:
@@ -183,47 +157,12 @@ class PhysicsWorld:
                 ks = [k for k, path in enumerate(links) if path is not None]  # knuckles are not bodies
                 order += [idx[links[k]] for k in ks]
                 steps.append((uid, base is not None, ks))
-            plan = self._plan = (steps, np.array(order, dtype=np.intp))
-        return plan
+            reader = self._reader = BodyStateReader(self._cid, steps, np.array(order, dtype=np.intp),
+                                                    self._com_p, self._com_q)
+        return reader
 
     def _read_state(self) -> None:
-        cid = self._cid
-        n = len(self.body_paths)
-        steps, order = self._state_plan()
-        pos: list = []
-        orn: list = []
-        lin: list = []
-        ang: list = []
-        for uid, has_base, ks in steps:
-            if has_base:
-                p, o = pb.getBasePositionAndOrientation(uid, physicsClientId=cid)
-                v, w = pb.getBaseVelocity(uid, physicsClientId=cid)
-                pos.append(p)
-                orn.append(o)
-                lin.append(v)
-                ang.append(w)
-            if ks:
-                for st in pb.getLinkStates(uid, ks, computeLinkVelocity=1, computeForwardKinematics=1,
-                                           physicsClientId=cid):
-                    pos.append(st[0])
-                    orn.append(st[1])
-                    lin.append(st[6])
-                    ang.append(st[7])
-        ep = np.zeros((n, 3))
-        eq = np.zeros((n, 4))
-        ev = np.zeros((n, 3))
-        ew = np.zeros((n, 3))
-        if len(order):
-            ep[order] = pos
-            eq[order] = np.asarray(orn, dtype=float)[:, (3, 0, 1, 2)]  # pybullet's xyzw -> wxyz
-            ev[order] = lin
-            ew[order] = ang
-        # body frame = inertial frame * com_frame^-1
-        bq = _qmul_batch(eq, self._com_q * np.array([1.0, -1.0, -1.0, -1.0]))
-        bp = ep - _qrot_batch(bq, self._com_p)
-        self._pos, self._orn, self._com_world = bp, bq, ep
-        self._ang = ew
-        self._lin = ev + _cross(ew, bp - ep)
+        self._pos, self._orn, self._lin, self._ang, self._com_world = self._state_reader().read()
 
     def _check_escape(self) -> None:
         if self.fault is not None or not self.body_paths:
@@ -652,6 +591,15 @@ class PhysicsWorld:
         """Trigger-zone crossings since the last call: (event name, entrant body, zone source)."""
         out, self._zone_events = self._zone_events, []
         return out
+
+    def body_block(self, contacts: bool = True) -> np.ndarray:
+        """This tick's per-body read-back as one (bodies, columns) array, columns in
+        ``BODY_BLOCK`` order: pose, velocities, the sampled state and (``contacts``) the contact
+        summary. Without ``contacts`` the contact columns are left out (and not computed)."""
+        parts = [self._pos, self._orn, self._lin, self._ang, self.sensors.block()]
+        if contacts:
+            parts.append(np.column_stack(self.contact_table()) if self.body_paths else np.zeros((0, 3)))
+        return np.concatenate(parts, axis=1)
 
     def body_state_table(self) -> dict[str, np.ndarray]:
         """Per-body sampled state columns (``BODY_STATE`` names), in ``body_paths`` order."""

@@ -47,6 +47,7 @@ from luncosim_core.stdio import native_stdout_to_stderr
 
 with native_stdout_to_stderr():
     from luncosim_core.physics import PhysicsWorld
+    from luncosim_core.physics.ports import BODY_BLOCK, BODY_STATE_PORTS, CONTACT_PORTS
 from luncosim_core.api.events import SimEvent
 from luncosim_core.api.snapshot import WorkbenchSnapshot, frozen
 from luncosim_core.ports.declarations import connector_diagnostics, read_declarations, read_wires
@@ -251,19 +252,17 @@ class Simulation:
             mask = slots >= 0
             return slots[mask], mask
 
-        self._pose_slots = {
-            "positions": np.array([[idx(p, f"position_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
-            "orientations": np.array([[idx(p, f"orientation_{a}") for a in "wxyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 4),
-            "linear_velocities": np.array([[idx(p, f"velocity_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
-            "angular_velocities": np.array([[idx(p, f"angvel_{a}") for a in "xyz"] for p in world.body_paths], dtype=np.intp).reshape(n, 3),
-        }
         vectorised = {"position", "orientation", "velocity", "angvel", "force", "torque"}
-        state_cols = world.body_state_table()
-        self._state_scatter = {
-            name: scatter(np.array([idx(p, name) for p in world.body_paths], dtype=np.intp))
-            for name in sorted(state_cols)} if n else {}
-        contact_names = ("contact", "contact_count", "contact_force")
-        self._contact_slots = [np.array([idx(p, name) for p in world.body_paths], dtype=np.intp) for name in contact_names]
+        state_cols = set(BODY_STATE_PORTS)
+        contact_names = set(CONTACT_PORTS)
+        # one gather a tick: the world's (bodies, BODY_BLOCK) read-back onto the slots it feeds
+        block = np.array([[idx(p, name) for name in BODY_BLOCK] for p in world.body_paths],
+                         dtype=np.intp).reshape(n, len(BODY_BLOCK))
+        self._block_contacts = bool((block[:, -len(CONTACT_PORTS):] >= 0).any())
+        if not self._block_contacts:
+            block = block[:, :-len(CONTACT_PORTS)]
+        self._block_src = np.flatnonzero(block.ravel() >= 0)
+        self._block_dst = block.ravel()[self._block_src]
         jpaths = world.joint_table()[0]
         self._joint_slots = [
             np.array([idx(p, "angle") if idx(p, "angle") >= 0 else idx(p, "displacement") for p in jpaths], dtype=np.intp),
@@ -287,11 +286,13 @@ class Simulation:
             if (spec.direction == "out" or spec.name in ("angle", "displacement")) and not is_body_vec \
                     and not is_contact and not is_joint_vec and not _constant_body_port(spec.name):
                 self._scalar_reads.append((i, spec.prim_path, spec.name))
-        self._pose_scatter = {k: scatter(v) for k, v in self._pose_slots.items() if v.size}
-        self._contact_scatter = [scatter(v) for v in self._contact_slots] if n else []
         self._joint_scatter = [scatter(v) for v in self._joint_slots] if len(jpaths) else []
-        self._last_written: dict[int, float] = {}
-        self._wired = set(self.fabric.sinks.tolist())  # commanded inputs a wire drives
+        # commanded inputs: written to the world when held or wired and changed since last written
+        self._cmd_slots = np.array([i for i, _p, _n in self._commands], dtype=np.intp)
+        self._cmd_wired = np.isin(self._cmd_slots, self.fabric.sinks)
+        self._cmd_last = np.full(len(self._commands), np.nan)
+        self._cmd_held: tuple[int, ...] | None = None
+        self._cmd_live = self._cmd_wired
         self._bind_vehicles()
 
     def _bind_vehicles(self) -> None:
@@ -662,28 +663,24 @@ class Simulation:
     def _physics_step(self) -> None:
         world = self.world
         values = self.registry.values
-        last = self._last_written
-        held, wired = self.registry.held, self._wired
-        for i, path, name in self._commands:
-            if i not in held and i not in wired:
-                continue
-            v = float(values[i])
-            if v != v or last.get(i) == v:
-                continue
-            world.write_port(path, name, v)
-            last[i] = v
+        if len(self._commands):
+            held = tuple(self.registry.held)
+            if held != self._cmd_held:  # a hold came or went: which commands may be written
+                self._cmd_held = held
+                self._cmd_live = self._cmd_wired | np.isin(self._cmd_slots, np.array(held, dtype=np.intp))
+            v = values[self._cmd_slots]
+            last = self._cmd_last
+            # held or wired, a sample (NaN is none) and changed since it was last written
+            for k in np.flatnonzero(self._cmd_live & (v != last) & (v == v)).tolist():
+                _i, path, name = self._commands[k]
+                world.write_port(path, name, float(v[k]))
+                last[k] = v[k]
         if self._vehicle_slots:
             world.vehicles.set_inputs({k: float(values[i]) if i >= 0 else 0.0 for k, i in self._vehicle_slots})
         world.step()
         self._deliver_zone_events(world.take_zone_events())
-        for attr, (dst, mask) in self._pose_scatter.items():
-            values[dst] = getattr(world, attr)()[mask]
-        state = world.body_state_table()
-        for name, (dst, mask) in self._state_scatter.items():
-            values[dst] = state[name][mask]
-        if self._contact_scatter:
-            for (dst, mask), column in zip(self._contact_scatter, world.contact_table(), strict=True):
-                values[dst] = column[mask]
+        if len(self._block_dst):
+            values[self._block_dst] = world.body_block(self._block_contacts).ravel()[self._block_src]
         if self._joint_scatter:
             for (dst, mask), column in zip(self._joint_scatter, world.joint_table()[1:], strict=True):
                 values[dst] = column[mask]

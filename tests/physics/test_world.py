@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from physics_scenes import GROUND, LUNAR_SCENE, run, write_stage
 from pxr import Usd
@@ -286,3 +287,43 @@ def PhysicsRevoluteJoint "Hinge"
     assert fd == pytest.approx((v0 + v1) / 2, rel=0.01, abs=1e-3)  # the COM would be 33 % off
     # the body origin (not its offset COM) moves on a 1.5 m circle
     assert float((p1 ** 2).sum()) ** 0.5 == pytest.approx(1.5, abs=1e-4)
+
+
+def test_a_tumbling_body_with_an_offset_rotated_mass_frame_reports_its_prim_frame(make_world):
+    """The batched read-back equals the per-body frame algebra: prim frame = inertial frame *
+    COM frame^-1, and the prim origin's velocity v_com + w x (origin - com)."""
+    from luncosim_core.physics.frames import from_xyzw, quat_conj, quat_mul, quat_rotate
+
+    w = make_world("""
+def Cube "Tumbler" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    double size = 0.5
+    float physics:mass = 3
+    float3 physics:centerOfMass = (0.4, -0.2, 0.3)
+    float3 physics:diagonalInertia = (1, 2, 3)
+    quatf physics:principalAxes = (0.9238795, 0.3826834, 0, 0)
+    vector3f physics:angularVelocity = (40, 90, -20)
+    vector3f physics:velocity = (1, 2, 3)
+    double3 xformOp:translate = (1, 20, -2)
+    float3 xformOp:rotateXYZ = (10, 20, 30)
+    uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:rotateXYZ"]
+}
+def Cube "Plain" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
+{
+    double size = 1
+    double3 xformOp:translate = (5, 20, 0)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+""")
+    run(w, 7)
+    assert float(abs(w.angular_velocities()).max()) > 0.1  # it tumbles: the rotation matters
+    for path in w.body_paths:
+        i, b = w.body_paths.index(path), w._built.bodies[path]
+        p, o = w._client.getBasePositionAndOrientation(b.uid)
+        v, ang = w._client.getBaseVelocity(b.uid)
+        q = quat_mul(from_xyzw(o), quat_conj(b.com_frame.q))
+        origin = np.asarray(p) - quat_rotate(q, b.com_frame.p)
+        assert w.positions()[i] == pytest.approx(origin, abs=1e-12)
+        assert w.orientations()[i] == pytest.approx(q, abs=1e-12)
+        assert w.linear_velocities()[i] == pytest.approx(np.asarray(v) + np.cross(ang, origin - np.asarray(p)), abs=1e-10)
+        assert w.angular_velocities()[i] == pytest.approx(ang, abs=1e-12)
