@@ -69,14 +69,14 @@ def read_ray_sensors(reader) -> list[RaySensor]:
     return out
 
 
-def _euler_yxz_batch(q: np.ndarray) -> np.ndarray:
+def _euler_yxz_into(q: np.ndarray, out: np.ndarray) -> None:
     """(yaw about Y, pitch about X, roll about Z) of q = Ry(yaw) Rx(pitch) Rz(roll), for every
-    row of an (n, 4) w-x-y-z quaternion array, as (n, 3)."""
+    row of an (n, 4) w-x-y-z quaternion array, into the (n, 3) ``out``."""
     w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    pitch = np.arcsin(np.clip(-2 * (y * z - w * x), -1.0, 1.0))
-    yaw = np.arctan2(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
-    roll = np.arctan2(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
-    return np.stack([yaw, pitch, roll], axis=1)
+    s = -2 * (y * z - w * x)
+    np.arcsin(np.minimum(np.maximum(s, -1.0, out=s), 1.0, out=s), out=out[:, 1])
+    np.arctan2(2 * (x * z + w * y), 1 - 2 * (x * x + y * y), out=out[:, 0])
+    np.arctan2(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), out=out[:, 2])
 
 
 class Sensors:
@@ -116,7 +116,7 @@ class Sensors:
             out[:, 0:3] = self._acc if self._acc is not None else 0.0
             out[:, 3] = self._valid
             out[:, 4:8] = orn
-            out[:, 8:11] = _euler_yxz_batch(orn)
+            _euler_yxz_into(orn, out[:, 8:11])
             out[:, 11] = np.sqrt(np.add.reduce(lin * lin, axis=1))  # as np.linalg.norm computes it
             out[:, 12] = 1.0
             out.flags.writeable = False

@@ -91,9 +91,10 @@ class BodyStateReader:
             offset = np.einsum("nm,nkm->nk", outer, self._offset_form)  # COM - prim origin, world axes
             pos = com - offset
             w = ang
-            lin = table[:, 7:10] - np.stack([w[:, 1] * offset[:, 2] - w[:, 2] * offset[:, 1],
-                                             w[:, 2] * offset[:, 0] - w[:, 0] * offset[:, 2],
-                                             w[:, 0] * offset[:, 1] - w[:, 1] * offset[:, 0]], axis=1)
+            lin = table[:, 7:10].copy()  # the origin's velocity: v_com - w x (com - origin)
+            lin[:, 0] -= w[:, 1] * offset[:, 2] - w[:, 2] * offset[:, 1]
+            lin[:, 1] -= w[:, 2] * offset[:, 0] - w[:, 0] * offset[:, 2]
+            lin[:, 2] -= w[:, 0] * offset[:, 1] - w[:, 1] * offset[:, 0]
         else:
             pos, lin = com.copy(), table[:, 7:10].copy()
         return pos, orn, lin, np.ascontiguousarray(ang), np.ascontiguousarray(com)

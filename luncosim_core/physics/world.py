@@ -167,6 +167,10 @@ class PhysicsWorld:
     def _check_escape(self) -> None:
         if self.fault is not None or not self.body_paths:
             return
+        pos = self._pos
+        if (math.isfinite(float(pos.sum() + self._lin.sum() + self._orn.sum()))
+                and float(np.abs(pos).max()) <= self.world_bounds and float(pos[:, self._up].min()) >= self._floor):
+            return  # the usual tick: every body is inside (the exact test below names the first that is not)
         bad = ~np.isfinite(self._pos).all(axis=1) | ~np.isfinite(self._lin).all(axis=1) \
             | ~np.isfinite(self._orn).all(axis=1) | (np.abs(self._pos) > self.world_bounds).any(axis=1) \
             | (self._pos[:, self._up] < self._floor)
@@ -425,6 +429,16 @@ class PhysicsWorld:
         out = a.copy()
         out.setflags(write=False)
         return out
+
+    @property
+    def body_index(self) -> dict[str, int]:
+        """Body path -> its row in ``body_paths`` order (read it, never change it)."""
+        return self._index
+
+    def pose_of(self, path: str) -> tuple[list[float], list[float]] | None:
+        """A body's pose this tick (position; quaternion w, x, y, z), or None for a non-body."""
+        i = self._index.get(path)
+        return None if i is None else (self._pos[i].tolist(), self._orn[i].tolist())
 
     def positions(self) -> np.ndarray:
         return self._ro(self._pos)

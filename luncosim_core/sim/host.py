@@ -128,7 +128,7 @@ def live_pose(sim: Simulation, path: str) -> tuple[list[float], list[float]]:
     prim inside a body rides on that body (its authored offset from the body, carried by the
     body's simulated pose); anything else is its composed transform."""
     world = sim.world
-    bodies = set(world.body_paths) if world is not None else set()
+    bodies = world.body_index if world is not None else {}
     if path in bodies or not bodies:
         return sim.world_pose(path)
     host = path.rsplit("/", 1)[0]

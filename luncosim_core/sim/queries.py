@@ -135,9 +135,9 @@ def _query_prim(sim, q: QueryUsdPrim) -> CommandResult:
 def world_pose(sim, path: str) -> tuple[list[float], list[float]]:
     """A body's simulated pose, or a prim's composed world transform (metres, w-x-y-z)."""
     world = sim.world
-    if world is not None and path in world.body_paths:
-        i = world.body_paths.index(path)
-        return [float(x) for x in world.positions()[i]], [float(x) for x in world.orientations()[i]]
+    pose = world.pose_of(path) if world is not None else None
+    if pose is not None:
+        return pose
     prim = sim.stage.GetPrimAtPath(path)
     while prim and not prim.IsPseudoRoot() and not UsdGeom.Xformable(prim):
         prim = prim.GetParent()  # a joint, material or scope sits where its transformable parent is
