@@ -13,7 +13,7 @@ changes apply at the next communication point; ``reset`` restores the initial st
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -235,6 +235,39 @@ class ModelicaParticipant(Stepper):
             staged.append((i, v))
         for i, v in staged:
             self.u[i] = v
+
+    def input_positions(self, names: Sequence[str]) -> np.ndarray | None:
+        """Where these inputs sit in the input vector (for :meth:`set_input_vector`); None when
+        one is not an input of the model."""
+        if any(n not in self._input_index for n in names):
+            return None
+        return np.array([self._input_index[n] for n in names], dtype=np.intp)
+
+    def set_input_vector(self, positions: np.ndarray, values: np.ndarray) -> None:
+        """:meth:`set_inputs` for values already known finite, by :meth:`input_positions`."""
+        self.u[positions] = values
+
+    def output_gather(self, names: Sequence[str]) -> Callable[[], np.ndarray] | None:
+        """A function returning these outputs' current values as one array (in ``names``
+        order), or None when one is not an output with a value."""
+        parts: dict[str, tuple[list[int], list[int]]] = {"z": ([], []), "x": ([], []), "d": ([], [])}
+        for k, n in enumerate(names):
+            where = next(((attr, idx[n]) for attr, idx in (("z", self._alg_index), ("x", self._state_index),
+                                                           ("d", self._disc_index)) if n in idx), None)
+            if n not in self._outputs or where is None:
+                return None
+            parts[where[0]][0].append(k)
+            parts[where[0]][1].append(where[1])
+        plan = [(attr, np.array(dst, dtype=np.intp), np.array(src, dtype=np.intp))
+                for attr, (dst, src) in parts.items() if dst]
+        out = np.empty(len(names))
+
+        def gather() -> np.ndarray:
+            for attr, dst, src in plan:
+                out[dst] = getattr(self, attr)[src]
+            return out
+
+        return gather
 
     def set_parameter(self, name: str, value: float) -> None:
         """Change a parameter; it takes effect at the next communication point."""

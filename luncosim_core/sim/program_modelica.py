@@ -24,6 +24,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from luncosim_core.diagnostics import Diagnostic, DiagnosticError
 from luncosim_core.ports.model import PortInfo, port_key
 from luncosim_core.ports.surface import RIGID_BODY_INPUTS, is_rigid_body
@@ -416,8 +418,11 @@ class ModelicaProgram:
         if getattr(p, "terminated", ""):
             self._note_ended(sim, p)
             return
-        ins = self._slots(reg)[0]
         values = reg.values
+        fast = self._fast_io(reg, p)
+        if fast is not None and self._step_fast(sim, reg, p, fast):
+            return
+        ins = self._slots(reg)[0]
         inputs: dict[str, float] = {}
         missing = []
         for name, i, is_param in ins:
@@ -444,6 +449,53 @@ class ModelicaProgram:
         p.set_inputs(inputs)
         p.step()
         self._publish(reg, p)
+
+    def _fast_io(self, reg, p) -> tuple | None:
+        """The array form of this program's port I/O with its participant: input registry slots,
+        their input-vector positions, the parameter inputs, output slots and the output gather;
+        None when the participant has no vector I/O (an FMU) or a port is not in its model."""
+        ins, outs = self._slots(reg)
+        key = (self._slot_key, p)
+        if getattr(self, "_fast_key", None) != key:
+            plan = None
+            if hasattr(p, "input_positions"):
+                plain = [(name, i) for name, i, is_param in ins if not is_param]
+                positions = p.input_positions([name for name, _i in plain])
+                gather = p.output_gather([var for _i, var, _name in outs])
+                if positions is not None and gather is not None:
+                    plan = (np.array([i for _name, i in plain], dtype=np.intp), positions,
+                            [(name, i) for name, i, is_param in ins if is_param],
+                            np.array([i for i, _var, _name in outs], dtype=np.intp), gather)
+            self._fast_plan, self._fast_key = plan, key
+        return self._fast_plan
+
+    def _step_fast(self, sim, reg, p, plan: tuple) -> bool:
+        """The usual step (every input has a finite sample, no feedback-loop start held, every
+        output finite) with array I/O; False, having changed nothing but parameters, otherwise
+        (the general path then decides, diagnoses and steps)."""
+        if self._loop_starts:
+            return False
+        in_slots, positions, params, out_slots, gather = plan
+        values = reg.values
+        for name, i in params:
+            v = values[i]
+            if not math.isnan(v) and self._params_sent.get(name) != v:
+                self._set_parameter(reg, i, name, float(v))
+        sample = values[in_slots]
+        if not np.isfinite(sample).all():
+            return False
+        self.missing_inputs = ()
+        self._waiting_inputs = ""
+        self._keep_clock(p, sim.tick_count // self.every)
+        p.set_input_vector(positions, sample)
+        p.step()
+        out = gather()
+        if np.isfinite(out).all():
+            values[out_slots] = out
+            self._nonfinite.clear()
+        else:
+            self._publish(reg, p)
+        return True
 
     def _start_feedback_loop(self, sim, p, missing: list[str], inputs: dict[str, float]) -> bool:
         """A participant that never stepped and waits only on a loop of waiting model participants

@@ -58,3 +58,17 @@ def test_the_demo_twins_scene_test_passes_through_the_cli(demo_twin):
     proc = subprocess.run([exe, "test", "--scene", str(scene), "--max-ticks", "1200"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "DRILL: PASS" in proc.stdout and "TESTS_OK 7" in proc.stdout
+
+
+def test_the_models_array_io_steps_exactly_as_the_general_path(demo_twin, drilled, monkeypatch):
+    """The Modelica programs' fast path (array port I/O) is an optimisation only: with it off
+    the same run ends in the same state, bit for bit."""
+    from luncosim_core.sim.program_modelica import ModelicaProgram
+
+    monkeypatch.setattr(ModelicaProgram, "_fast_io", lambda self, reg, p: None)
+    general = open_simulation(demo_twin)
+    general.wait_until_ready(120)
+    general.run(900)
+    assert general.state_hash() == drilled.state_hash()
+    assert general.read("/PracticeYard/RoverB/Controller", "max_torque") == 8.0
+    general.close()
