@@ -224,6 +224,13 @@ class SimBridge(QObject):
 
     # ------------------------------------------------------------------ data
     @property
+    def caught_up(self) -> bool:
+        """True when the newest snapshot has been shown and every panel has had it (none waits
+        on frame pacing)."""
+        with self._lock:
+            return self._latest is self._shown and self._staged is None
+
+    @property
     def latest(self) -> WorkbenchSnapshot | None:
         with self._lock:
             return self._latest

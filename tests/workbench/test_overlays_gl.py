@@ -41,8 +41,8 @@ def paused(qtbot, tmp_path):
     qtbot.waitUntil(lambda: w.bridge.latest.tick == 20, timeout=60000)
     seen = [w.bridge.frames, time.monotonic()]
 
-    def settled() -> bool:  # no frame for 0.3 s: the paused simulation has said all it will
-        if w.bridge.frames != seen[0]:
+    def settled() -> bool:  # the newest snapshot shown, then no frame for 0.3 s: the paused simulation has said all it will
+        if w.bridge.frames != seen[0] or not w.bridge.caught_up:  # (a paced frame can wait up to 0.5 s)
             seen[:] = [w.bridge.frames, time.monotonic()]
         return time.monotonic() - seen[1] >= 0.3
 
