@@ -101,12 +101,6 @@ class Sensors:
         if self.rays:
             self._cast(world)
 
-    @property
-    def table(self) -> dict[str, np.ndarray]:
-        """``BODY_STATE`` columns (one entry per body, in ``body_paths`` order) of the last sample."""
-        block = self.block()
-        return {name: block[:, k] for k, name in enumerate(BODY_STATE)}
-
     def block(self) -> np.ndarray:
         """The last sample's ``BODY_STATE`` values as one read-only (bodies, columns) array,
         columns in ``BODY_STATE`` order (computed once per sample)."""

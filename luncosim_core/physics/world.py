@@ -615,10 +615,6 @@ class PhysicsWorld:
             parts.append(np.column_stack(self.contact_table()) if self.body_paths else np.zeros((0, 3)))
         return np.concatenate(parts, axis=1)
 
-    def body_state_table(self) -> dict[str, np.ndarray]:
-        """Per-body sampled state columns (``BODY_STATE`` names), in ``body_paths`` order."""
-        return self.sensors.table
-
     def port_specs(self) -> list[PortSpec]:
         return [self._ports[k] for k in sorted(self._ports)]
 
@@ -676,7 +672,7 @@ class PhysicsWorld:
         if prefix == "torque":
             return float(self._torque[i, k])
         if name in BODY_STATE:
-            return float(self.sensors.table[name][i])
+            return float(self.sensors.block()[i, BODY_STATE.index(name)])
         if name == "mass" or prefix in ("com", "inertia"):
             return self._mass_port(prim_path, prefix, ax)
         touching, count, force = self._contact_summary(prim_path)
