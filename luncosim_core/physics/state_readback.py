@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pybullet as pb
 
+from .frames import quat_rotate
+
 # coefficient matrices A[k][l] with R(q)[k, l] = q^T A q for a unit quaternion q = (w, x, y, z)
 _ROT_FORM = np.zeros((3, 3, 4, 4))
 for _k in range(3):
@@ -31,12 +33,6 @@ def _right_mul_matrix(b: np.ndarray) -> np.ndarray:
     """(4, 4) M with ``a @ M == quat_mul(a, b)`` (w-x-y-z)."""
     bw, bx, by, bz = b
     return np.array([[bw, bx, by, bz], [-bx, bw, -bz, by], [-by, bz, bw, -bx], [-bz, -by, bx, bw]])
-
-
-def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    w, u = q[0], q[1:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 class BodyStateReader:
@@ -58,7 +54,7 @@ class BodyStateReader:
         self._rows = rows
         conj = com_q * np.array([1.0, -1.0, -1.0, -1.0])
         self._to_prim = np.array([_right_mul_matrix(c) for c in conj]).reshape(n, 4, 4)
-        offsets = np.array([_rotate(c, p) for c, p in zip(conj, com_p, strict=True)]).reshape(n, 3)
+        offsets = np.array([quat_rotate(c, p) for c, p in zip(conj, com_p, strict=True)]).reshape(n, 3)
         self._offset_form = np.einsum("kl...,nl->nk...", _ROT_FORM, offsets).reshape(n, 3, 16)
         self._has_offset = bool(np.any(offsets))
 
@@ -90,11 +86,10 @@ class BodyStateReader:
             outer = (inertial_q[:, :, None] * inertial_q[:, None, :]).reshape(n, 16)
             offset = np.einsum("nm,nkm->nk", outer, self._offset_form)  # COM - prim origin, world axes
             pos = com - offset
-            w = ang
             lin = table[:, 7:10].copy()  # the origin's velocity: v_com - w x (com - origin)
-            lin[:, 0] -= w[:, 1] * offset[:, 2] - w[:, 2] * offset[:, 1]
-            lin[:, 1] -= w[:, 2] * offset[:, 0] - w[:, 0] * offset[:, 2]
-            lin[:, 2] -= w[:, 0] * offset[:, 1] - w[:, 1] * offset[:, 0]
+            lin[:, 0] -= ang[:, 1] * offset[:, 2] - ang[:, 2] * offset[:, 1]
+            lin[:, 1] -= ang[:, 2] * offset[:, 0] - ang[:, 0] * offset[:, 2]
+            lin[:, 2] -= ang[:, 0] * offset[:, 1] - ang[:, 1] * offset[:, 0]
         else:
             pos, lin = com.copy(), table[:, 7:10].copy()
         return pos, orn, lin, np.ascontiguousarray(ang), np.ascontiguousarray(com)

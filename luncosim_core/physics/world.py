@@ -612,7 +612,7 @@ class PhysicsWorld:
         summary. Without ``contacts`` the contact columns are left out (and not computed)."""
         parts = [self._pos, self._orn, self._lin, self._ang, self.sensors.block()]
         if contacts:
-            parts.append(np.column_stack(self.contact_table()) if self.body_paths else np.zeros((0, 3)))
+            parts.append(np.column_stack(self.contact_table()))
         return np.concatenate(parts, axis=1)
 
     def port_specs(self) -> list[PortSpec]:

@@ -132,7 +132,7 @@ def test_a_frame_delivery_in_progress_reaches_no_panel_after_shutdown(opened, qt
     qtbot.waitUntil(lambda: bridge.latest is not None, timeout=15000)
     qtbot.waitUntil(lambda: bridge._staged is None, timeout=30000)
     got: list[str] = []
-    bridge.add_frame_consumer(lambda _snap: (got.append("a"), bridge.shutdown()))
+    bridge.add_frame_consumer(lambda _snap: (got.append("a"), opened.close()))
     bridge.add_frame_consumer(lambda _snap: got.append("b"))
     bridge.step(1)
     qtbot.waitUntil(lambda: "a" in got, timeout=30000)
